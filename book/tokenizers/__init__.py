@@ -1,0 +1,1 @@
+"""Reference tokenizers: pure logic, no display, no grading, no files but their own save/load."""
