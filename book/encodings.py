@@ -80,7 +80,7 @@ def cache_key(url: str) -> str:
     """The file name tiktoken's loader uses for ``url``: its SHA-1 in hex.
 
     >>> cache_key("https://example.org/x.tiktoken")[:8]
-    '0a3fd0f3'
+    '19daeac7'
     """
     return hashlib.sha1(url.encode()).hexdigest()
 
