@@ -1,7 +1,11 @@
 """Shared pytest configuration."""
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # Property tests must not flake on a loaded 2-core CI machine: no per-example deadline,
@@ -14,3 +18,16 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("book")
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def built_book() -> subprocess.CompletedProcess:
+    """Build the book once per test session, exactly as `make book` does (strict, cached)."""
+    jupyter_book = Path(sys.executable).with_name("jupyter-book")
+    return subprocess.run(
+        [str(jupyter_book), "build", str(ROOT), "-W", "-n", "--keep-going"],
+        capture_output=True, text=True, cwd=ROOT,
+    )
