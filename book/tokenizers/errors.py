@@ -1,0 +1,141 @@
+"""Exceptions shared by every tokenizer in the book.
+
+Both are ``ValueError`` subclasses, so ``except ValueError`` still catches them; their messages
+say what happened and what to do about it.
+
+>>> issubclass(UnknownTokenError, ValueError) and issubclass(UnknownIdError, ValueError)
+True
+"""
+
+from __future__ import annotations
+
+
+class UnknownTokenError(ValueError):
+    """Encoding met a character or word that is not in the vocabulary.
+
+    ``token`` is what was not found and ``position`` where it was (a character offset for
+    character tokenizers, a word index for word tokenizers).
+
+    >>> err = UnknownTokenError("'x' is not in the vocabulary", token="x", position=3)
+    >>> err.token, err.position
+    ('x', 3)
+    """
+
+    def __init__(self, message: str, *, token: object = None, position: int | None = None):
+        super().__init__(message)
+        self.token = token
+        self.position = position
+
+
+class UnknownIdError(ValueError):
+    """Decoding met an id that names no token of the vocabulary.
+
+    >>> print(UnknownIdError(12, vocab_size=10))  # doctest: +ELLIPSIS
+    cannot decode id 12: valid ids are 0 to 9 (vocab_size=10). Decode only ids...
+    """
+
+    def __init__(self, token_id: object, vocab_size: int):
+        if vocab_size > 0:
+            valid = f"valid ids are 0 to {vocab_size - 1} (vocab_size={vocab_size})"
+        else:
+            valid = "the vocabulary is empty (vocab_size=0)"
+        super().__init__(
+            f"cannot decode id {token_id!r}: {valid}. "
+            "Decode only ids made by this tokenizer's encode."
+        )
+        self.token_id = token_id
+        self.vocab_size = vocab_size
+
+
+class InvalidUTF8Error(UnicodeDecodeError):
+    """Strict decoding met token bytes that are not valid UTF-8, typically half a character.
+
+    A ``UnicodeDecodeError`` (hence a ``ValueError``) whose message also says which tokens
+    hold the bad bytes, why that happens, and what to do.
+
+    >>> try:
+    ...     b"\\xe4\\xbd".decode("utf-8")
+    ... except UnicodeDecodeError as error:
+    ...     err = InvalidUTF8Error.from_decode_error(error, [b"\\xe4", b"\\xbd"])
+    >>> err.token_span
+    (0, 2)
+    >>> print(err.reason.split(". ")[0])
+    the ids end in the middle of a character: tokens 0-1 hold bytes e4 bd, only 2 of the 3 bytes that byte 0xe4 starts
+    """
+
+    @classmethod
+    def from_decode_error(cls, error: UnicodeDecodeError, pieces) -> "InvalidUTF8Error":
+        """Rephrase ``error`` (from decoding ``b"".join(pieces)``) in terms of tokens."""
+        first, last = _tokens_covering(pieces, error.start, error.end)
+        bad = error.object[error.start : error.end]
+        where = f"token {first}" if first == last else f"tokens {first}-{last}"
+        lead = bad[0]
+        expected = 2 if 0xC0 <= lead < 0xE0 else 3 if 0xE0 <= lead < 0xF0 else 4
+        if error.reason == "unexpected end of data":
+            what = (
+                f"the ids end in the middle of a character: {where} hold bytes {bad.hex(' ')}, "
+                f"only {len(bad)} of the {expected} bytes that byte 0x{lead:02x} starts. "
+                "The id list was cut before the rest of the character (e.g. truncated, or "
+                "generation stopped), since byte-level tokens can split a character"
+            )
+        else:
+            what = (
+                f"{where} hold bytes {bad.hex(' ')}, which are not valid UTF-8 here "
+                f"({error.reason}): the ids cut a multi-byte character in half, or hold its "
+                "bytes out of order"
+            )
+        reason = (
+            f"{what}. Decode with errors='replace' to show U+FFFD in their place, or decode "
+            "once the rest of the character's ids are there."
+        )
+        made = cls("utf-8", error.object, error.start, error.end, reason)
+        made.token_span = (first, last + 1)
+        return made
+
+
+def _tokens_covering(pieces, start: int, end: int) -> tuple[int, int]:
+    """Indices of the first and last token whose bytes overlap ``[start, end)``."""
+    first = last = None
+    offset = 0
+    for index, piece in enumerate(pieces):
+        if offset < end and offset + len(piece) > start:
+            first = index if first is None else first
+            last = index
+        offset += len(piece)
+    return first, last
+
+
+class BPEFileError(ValueError):
+    """A tokenizer file could not be read: wrong kind of file, bad line, or truncated.
+
+    The message names the file and line, says what is wrong and what to do.
+
+    >>> print(BPEFileError("tok.bpe", 3, "expected 'merges: <count>'"))
+    tok.bpe, line 3: expected 'merges: <count>'
+    """
+
+    def __init__(self, path, line: int | None, problem: str):
+        where = f"{path}, line {line}" if line is not None else f"{path}"
+        super().__init__(f"{where}: {problem}")
+        self.path = path
+        self.line = line
+
+
+class DisallowedSpecialTokenError(ValueError):
+    """The text to encode contains a special token's text that the caller did not allow.
+
+    >>> err = DisallowedSpecialTokenError("<|endoftext|>", 6)
+    >>> err.token, err.position
+    ('<|endoftext|>', 6)
+    """
+
+    def __init__(self, token: str, position: int):
+        super().__init__(
+            f"the text contains the special token {token!r} at position {position}, and it is "
+            "not allowed. If the text is trusted and the special token is meant, pass "
+            f"allowed_special={{{token!r}}} (or 'all'); to encode it as plain text, pass "
+            f"disallowed_special=() (or leave out this token); to encode untrusted text, "
+            "use encode_ordinary, which never produces special tokens."
+        )
+        self.token = token
+        self.position = position

@@ -1,0 +1,272 @@
+"""Word tokenizer: one id per word of a vocabulary built from counts (chapter 03).
+
+>>> tok = WordTokenizer.train("the cat sat on the mat")
+>>> tok.vocab, tok.encode("the mat")
+(['the', 'cat', 'sat', 'on', 'mat'], [0, 4])
+>>> tok.decode([4, 0])
+'mat the'
+
+Ids follow frequency: the most frequent word gets id 0, and equally frequent words keep the
+order of their first occurrence in the training text.
+
+Unknown input: by default ``encode`` raises :class:`UnknownTokenError` for a word the
+vocabulary lacks. Train with ``unk=True`` to get one extra id, the last one
+(``vocab_size - 1``), that every unknown word maps to; ``decode`` renders it as ``"[UNK]"``.
+
+``decode`` joins the words with single spaces, so it loses: the original spacing (no space
+before punctuation, runs of spaces, tabs and line breaks all become one space); with
+``unk=True``, which words were unknown; with ``lowercase=True``, the original case.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Mapping
+
+import regex
+
+from book.tokenizers.errors import UnknownIdError, UnknownTokenError
+
+UNK = "[UNK]"
+
+# Applied inside each whitespace-separated chunk: a run of letters (with their combining marks,
+# which Devanagari vowel signs and decomposed accents need), optionally joined by apostrophes
+# as in "don't" or "I’m"; or a run of digits; or any other single character (punctuation,
+# symbols, emoji). The three alternatives cover every character, so nothing is ever lost.
+WORD_PATTERN = regex.compile(r"[\p{L}\p{M}]+(?:['’][\p{L}\p{M}]+)*|\p{N}+|[^\p{L}\p{M}\p{N}]")
+
+
+def split_whitespace(text: str) -> list[str]:
+    """The words between runs of whitespace (``str.split``); punctuation stays attached.
+
+    >>> split_whitespace("Hello,  world!\\n")
+    ['Hello,', 'world!']
+    """
+    return text.split()
+
+
+def split_words(text: str) -> list[str]:
+    """The words of ``text`` with punctuation split off (see ``WORD_PATTERN``).
+
+    Splitting on whitespace first guarantees the same notion of whitespace as ``str.split``.
+
+    >>> split_words("Don't panic, it's 42!")
+    ["Don't", 'panic', ',', "it's", '42', '!']
+    """
+    return [word for chunk in text.split() for word in WORD_PATTERN.findall(chunk)]
+
+
+SPLITTERS: dict[str, Callable[[str], list[str]]] = {
+    "regex": split_words,
+    "whitespace": split_whitespace,
+}
+
+
+def get_splitter(name: str) -> Callable[[str], list[str]]:
+    """The splitter called ``name`` in :data:`SPLITTERS`.
+
+    >>> get_splitter("whitespace")("a, b")
+    ['a,', 'b']
+    """
+    if name not in SPLITTERS:
+        raise ValueError(f"split must be one of {sorted(SPLITTERS)}, got {name!r}")
+    return SPLITTERS[name]
+
+
+def word_counts(words: Iterable[str]) -> Counter[str]:
+    """How often each word occurs, in order of first occurrence.
+
+    >>> word_counts(["the", "cat", "the"])
+    Counter({'the': 2, 'cat': 1})
+    """
+    return Counter(words)
+
+
+def vocab_from_counts(
+    counts: Mapping[str, int], *, min_freq: int = 1, max_size: int | None = None
+) -> list[str]:
+    """The words seen at least ``min_freq`` times, most frequent first, at most ``max_size``.
+
+    Ties keep the order of ``counts``, which for :func:`word_counts` is first occurrence.
+
+    >>> vocab_from_counts(word_counts("b a c a c d".split()), min_freq=1, max_size=3)
+    ['a', 'c', 'b']
+    """
+    if min_freq < 1:
+        raise ValueError(f"min_freq must be at least 1, got {min_freq}")
+    if max_size is not None and max_size < 0:
+        raise ValueError(f"max_size must be None or at least 0, got {max_size}")
+    # sorted() is stable, so equal counts stay in their original (first-occurrence) order.
+    ranked = sorted(counts.items(), key=lambda item: -item[1])
+    return [word for word, count in ranked if count >= min_freq][:max_size]
+
+
+class WordTokenizer:
+    """Maps each word of a fixed vocabulary to its index in that vocabulary.
+
+    ``split`` names the splitter ("regex" or "whitespace"); ``lowercase`` lowercases text
+    before splitting, both when training and when encoding.
+
+    >>> tok = WordTokenizer(["hello", "world"], unk=True)
+    >>> tok.encode("hello there, world"), tok.unk_id
+    ([0, 2, 2, 1], 2)
+    >>> tok.decode([0, 2, 1])
+    'hello [UNK] world'
+    """
+
+    def __init__(
+        self,
+        vocab: Iterable[str],
+        *,
+        split: str = "regex",
+        unk: bool = False,
+        lowercase: bool = False,
+    ):
+        self._splitter = get_splitter(split)
+        self.vocab = list(vocab)
+        if len(set(self.vocab)) != len(self.vocab):
+            raise ValueError("the vocabulary holds a word twice; ids must be unique")
+        self.split_name = split
+        self.lowercase = lowercase
+        self.stoi = {word: i for i, word in enumerate(self.vocab)}
+        self.itos = dict(enumerate(self.vocab))
+        # [UNK] goes last so that turning it on never renumbers the words.
+        self.unk_id = len(self.vocab) if unk else None
+        if unk:
+            self.itos[self.unk_id] = UNK
+
+    @classmethod
+    def train(
+        cls,
+        text: str,
+        *,
+        min_freq: int = 1,
+        max_size: int | None = None,
+        split: str = "regex",
+        unk: bool = False,
+        lowercase: bool = False,
+    ) -> WordTokenizer:
+        """The tokenizer whose vocabulary is :func:`vocab_from_counts` of the words of ``text``.
+
+        ``max_size`` limits the words; ``[UNK]``, if on, is one more id on top.
+
+        >>> WordTokenizer.train("a b b c c c", max_size=2, unk=True).vocab_size
+        3
+        """
+        words = get_splitter(split)(text.lower() if lowercase else text)
+        vocab = vocab_from_counts(word_counts(words), min_freq=min_freq, max_size=max_size)
+        return cls(vocab, split=split, unk=unk, lowercase=lowercase)
+
+    @property
+    def vocab_size(self) -> int:
+        """Number of ids: the words, plus one if ``[UNK]`` is on."""
+        return len(self.itos)
+
+    def split(self, text: str) -> list[str]:
+        """The words ``encode`` looks up: lowercased if ``lowercase``, then split.
+
+        >>> WordTokenizer([], lowercase=True).split("Hi, Bob")
+        ['hi', ',', 'bob']
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"expected a str, got {type(text).__name__}")
+        return self._splitter(text.lower() if self.lowercase else text)
+
+    def encode(self, text: str) -> list[int]:
+        """The id of each word of ``text``.
+
+        >>> WordTokenizer(["cat", "the"]).encode("the cat")
+        [1, 0]
+        """
+        ids = []
+        for index, word in enumerate(self.split(text)):
+            token_id = self.stoi.get(word, self.unk_id)
+            if token_id is None:
+                raise self._unknown(word, index)
+            ids.append(token_id)
+        return ids
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """The words named by ``ids``, joined by single spaces.
+
+        >>> WordTokenizer(["world", "hello", "!"]).decode([1, 0, 2])
+        'hello world !'
+        """
+        words = []
+        for token_id in ids:
+            word = self.itos.get(token_id)
+            if word is None:
+                raise UnknownIdError(token_id, self.vocab_size)
+            words.append(word)
+        return " ".join(words)
+
+    def _unknown(self, word: str, index: int) -> UnknownTokenError:
+        """The error for a word outside the vocabulary, with what to do about it."""
+        return UnknownTokenError(
+            f"word {word!r} (word {index} of the text) is not in the vocabulary "
+            f"({len(self.vocab)} words). Train on text that contains it (with min_freq and "
+            f"max_size that keep it), or pass unk=True to WordTokenizer.train to encode "
+            f"unknown words as {UNK}.",
+            token=word,
+            position=index,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"WordTokenizer(vocab_size={self.vocab_size}, split={self.split_name!r}, "
+            f"unk={self.unk_id is not None}, lowercase={self.lowercase})"
+        )
+
+
+def oov_rate(vocab: WordTokenizer | Collection[str], words: Iterable[str]) -> float:
+    """The fraction of running ``words`` (tokens, not types) missing from ``vocab``.
+
+    With a tokenizer, ``words`` are lowercased first if it lowercases.
+
+    >>> oov_rate({"the", "cat"}, ["the", "dog", "the", "cat"])
+    0.25
+    """
+    if isinstance(vocab, WordTokenizer):
+        known = vocab.stoi
+        words = (word.lower() for word in words) if vocab.lowercase else words
+    else:
+        known = vocab if isinstance(vocab, (set, frozenset, dict)) else set(vocab)
+    total = missing = 0
+    for word in words:
+        total += 1
+        missing += word not in known
+    if total == 0:
+        raise ValueError("oov_rate needs at least one word to measure")
+    return missing / total
+
+
+def oov_curve(
+    train_counts: Mapping[str, int], heldout_words: Iterable[str], sizes: Iterable[int]
+) -> list[float]:
+    """``oov_rate`` of held-out words for the top-``size`` vocabulary, for each size.
+
+    One pass over the held-out counts instead of one per size: a held-out word is covered by
+    the top-k vocabulary exactly when its training rank is below k.
+
+    >>> counts = word_counts("a a a b b c".split())
+    >>> oov_curve(counts, "a b c d".split(), [0, 1, 2, 3, 10])
+    [1.0, 0.75, 0.5, 0.25, 0.25]
+    """
+    rank = {word: r for r, word in enumerate(vocab_from_counts(train_counts))}
+    heldout = Counter(heldout_words)
+    total = heldout.total()
+    if total == 0:
+        raise ValueError("oov_curve needs at least one held-out word to measure")
+    # covered_at[k] = held-out tokens whose word is among the top k training words
+    by_rank = [0] * (len(rank) + 1)
+    for word, count in heldout.items():
+        if word in rank:
+            by_rank[rank[word] + 1] += count
+    covered_at = list(itertools.accumulate(by_rank))
+    curve = []
+    for size in sizes:
+        if size < 0:
+            raise ValueError(f"vocabulary sizes must be at least 0, got {size}")
+        curve.append((total - covered_at[min(size, len(rank))]) / total)
+    return curve
