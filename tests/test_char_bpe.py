@@ -1,0 +1,531 @@
+"""Tests of the character-level BPE (book.tokenizers.char_bpe) and the seeds' worked examples.
+
+Each seed example is run twice where it matters: on the article's own terms (its own
+end-of-word marker, or none) to check its claims, and with this book's tokenizer (``</w>``).
+Where a claim is wrong, the test asserts the computed value and says what the article claims.
+"""
+
+from __future__ import annotations
+
+import doctest
+from itertools import pairwise
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from book.tokenizers import char_bpe
+from book.tokenizers import seed_examples as seeds
+from book.tokenizers.char_bpe import (
+    END_OF_WORD,
+    CharBPE,
+    apply_merges,
+    initial_splits,
+    learn_merges,
+    merge_pair,
+    merge_symbols,
+    pair_counts,
+    train,
+    word_freqs,
+)
+from book.tokenizers.errors import UnknownIdError, UnknownTokenError
+from book.tokenizers.trace import Step
+
+UNK = "<unk>"
+
+
+def seed_terms_vocab(freqs: dict[str, int], marker: str | None, num_merges: int) -> list[str]:
+    """The vocabulary as the articles list it: alphabet (and marker), then merged tokens."""
+    merges, _ = learn_merges(initial_splits(freqs, end_of_word=marker), freqs, num_merges)
+    alphabet = sorted({ch for word in freqs for ch in word})
+    return alphabet + ([marker] if marker else []) + [a + b for (a, b), _ in merges]
+
+
+# --- doctests ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("module", [char_bpe, seeds])
+def test_doctests(module):
+    result = doctest.testmod(module)
+    assert result.attempted > 0
+    assert result.failed == 0
+
+
+# --- the pure functions, one by one --------------------------------------------------------
+
+
+def test_word_freqs_counts_in_order_of_first_occurrence():
+    assert list(word_freqs("b a b\tc\n a")) == ["b", "a", "c"]
+    assert word_freqs("b a b\tc\n a") == {"b": 2, "a": 2, "c": 1}
+    assert word_freqs("  \n ") == {}
+
+
+def test_initial_splits_appends_the_marker_as_its_own_symbol():
+    assert initial_splits({"low": 5, "a": 1}) == {
+        "low": ("l", "o", "w", "</w>"),
+        "a": ("a", "</w>"),
+    }
+    assert initial_splits({"low": 5}, end_of_word=None) == {"low": ("l", "o", "w")}
+    assert initial_splits({"low": 5}, end_of_word="_") == {"low": ("l", "o", "w", "_")}
+
+
+def test_pair_counts_are_weighted_and_ordered_by_first_occurrence():
+    freqs = {"ab": 3, "ba": 2}
+    counts = pair_counts(initial_splits(freqs), freqs)
+    assert list(counts.items()) == [
+        (("a", "b"), 3),
+        (("b", "</w>"), 3),
+        (("b", "a"), 2),
+        (("a", "</w>"), 2),
+    ]
+
+
+def test_pair_counts_count_overlapping_pairs():
+    assert pair_counts({"aaa": ("a", "a", "a")}, {"aaa": 5}) == {("a", "a"): 10}
+
+
+def test_merge_symbols_replaces_left_to_right_without_overlap():
+    assert merge_symbols(("a", "a", "a", "a"), ("a", "a")) == ("aa", "aa")
+    assert merge_symbols(("a", "a", "a"), ("a", "a")) == ("aa", "a")
+    assert merge_symbols(("a", "b"), ("b", "a")) == ("a", "b")
+    assert merge_symbols((), ("a", "b")) == ()
+
+
+def test_merge_pair_returns_new_splits_and_leaves_the_input_alone():
+    splits = {"hug": ("h", "u", "g", "</w>"), "pun": ("p", "u", "n", "</w>")}
+    merged = merge_pair(splits, ("u", "g"))
+    assert merged == {"hug": ("h", "ug", "</w>"), "pun": ("p", "u", "n", "</w>")}
+    assert splits["hug"] == ("h", "u", "g", "</w>")
+
+
+def test_learn_merges_stops_early_when_every_word_is_one_token():
+    freqs = {"ab": 2, "b": 1}
+    merges, splits = learn_merges(initial_splits(freqs), freqs, 100)
+    assert merges == [(("b", "</w>"), 3), (("a", "b</w>"), 2)]  # 2 merges of the 100 asked
+    assert splits == {"ab": ("ab</w>",), "b": ("b</w>",)}
+
+
+def test_learn_merges_with_zero_merges_learns_nothing():
+    freqs = {"ab": 2}
+    assert learn_merges(initial_splits(freqs), freqs, 0) == ([], initial_splits(freqs))
+
+
+def test_apply_merges_replays_in_training_order():
+    merges = [(("b", "c"), 5), (("a", "b"), 4)]
+    # ("a", "b") would apply first if order were ignored; in training order "bc" wins.
+    assert apply_merges(("a", "b", "c", "</w>"), merges) == ("a", "bc", "</w>")
+    assert apply_merges(("a", "b", "d", "</w>"), merges) == ("ab", "d", "</w>")
+
+
+def test_ties_go_to_the_pair_seen_first_in_the_training_data():
+    # Every pair has count 1, so the order of the training data alone decides.
+    assert train({"ab": 1, "ba": 1}, 1).merges == [(("a", "b"), 1)]
+    assert train({"ba": 1, "ab": 1}, 1).merges == [(("b", "a"), 1)]
+    assert train("ba ab", 1).merges == [(("b", "a"), 1)]
+
+
+def test_train_on_text_equals_train_on_its_word_freqs():
+    text = "the cat sat on the mat"
+    assert train(text, 8).merges == train(word_freqs(text), 8).merges
+
+
+def test_train_stops_early_and_says_so_in_len_merges():
+    bpe = train("aa aa b", 50)
+    assert bpe.merges == [(("a", "a"), 2), (("aa", "</w>"), 2), (("b", "</w>"), 1)]
+    assert bpe.tokenize("aa b") == ["aa</w>", "b</w>"]
+
+
+@pytest.mark.parametrize("num_merges", [-1, 1.5, "3", True, None])
+def test_train_rejects_a_bad_num_merges(num_merges):
+    with pytest.raises(ValueError, match="num_merges must be an int >= 0"):
+        train("low lower", num_merges)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ("", "no words"),
+        ("  \n", "no words"),
+        ({}, "no words"),
+        ({"a b": 1}, "without whitespace"),
+        ({"": 1}, "non-empty"),
+        ({"ab": 0}, "int >= 1"),
+        ({"ab": 1.0}, "int >= 1"),
+        ("a</w>b", "end-of-word marker"),
+    ],
+)
+def test_train_rejects_bad_training_data(data, message):
+    with pytest.raises(ValueError, match=message):
+        train(data, 3)
+
+
+def test_unk_string_is_reserved_only_when_unk_is_on():
+    train("x<unk>y", 3)
+    with pytest.raises(ValueError, match="reserves"):
+        train("x<unk>y", 3, unk=True)
+
+
+# --- the CharBPE class ---------------------------------------------------------------------
+
+
+def test_vocab_is_alphabet_then_marker_then_merges_then_unk():
+    bpe = train("low lower", 3, unk=True)
+    assert bpe.vocab == ["e", "l", "o", "r", "w", "</w>", "lo", "low", "low</w>", "<unk>"]
+    assert bpe.vocab_size == 10
+    assert bpe.stoi["<unk>"] == 9
+    # Turning <unk> on renumbers nothing.
+    assert train("low lower", 3).vocab == bpe.vocab[:-1]
+
+
+def test_vocab_lists_a_string_spelled_by_two_merges_once():
+    merges = [(("a", "b"), 3), (("ab", "c"), 2), (("b", "c"), 2), (("a", "bc"), 1)]
+    bpe = CharBPE(merges, ["a", "b", "c"])
+    assert bpe.vocab == ["a", "b", "c", "</w>", "ab", "abc", "bc"]
+    assert bpe.encode("abc") == [5, 3]
+
+
+def test_tokenize_encode_decode_on_an_unseen_word():
+    bpe = train(seeds.LOW_WORD_FREQS, 10)
+    assert bpe.tokenize("lowest") == ["low", "est</w>"]
+    ids = bpe.encode("lowest")
+    assert [bpe.vocab[i] for i in ids] == ["low", "est</w>"]
+    assert bpe.decode(ids) == "lowest"
+
+
+def test_decode_normalises_whitespace_and_that_is_all_it_loses():
+    bpe = train(seeds.LOW_TEXT, 10)
+    text = "\n  newest\t\tlowest   low \n"
+    assert bpe.decode(bpe.encode(text)) == "newest lowest low"
+
+
+def test_empty_text():
+    bpe = train("ab", 1)
+    assert bpe.tokenize("") == [] and bpe.encode(" \n") == [] and bpe.decode([]) == ""
+    assert bpe.trace("") == [Step(None, None, None, None, ())]
+
+
+def test_unseen_character_raises_by_default_naming_it_and_the_fix():
+    bpe = train(seeds.LOW_TEXT, 5)
+    with pytest.raises(UnknownTokenError) as info:
+        bpe.encode("newest binded")
+    assert info.value.token == "b"
+    assert info.value.position == 7
+    message = str(info.value)
+    assert "'b' (U+0062)" in message and "position 7" in message and "unk=True" in message
+    with pytest.raises(UnknownTokenError):
+        bpe.trace("binded")
+
+
+def test_unseen_characters_become_unk_when_trained_with_unk():
+    bpe = train(seeds.LOW_TEXT, 5, unk=True)
+    assert bpe.tokenize("bé") == ["<unk>", "<unk>", "</w>"]
+    assert bpe.encode("bé") == [bpe.vocab_size - 1, bpe.vocab_size - 1, bpe.stoi["</w>"]]
+    assert bpe.decode(bpe.encode("a newest")) == "<unk> newest"
+
+
+@pytest.mark.parametrize("bad_id", [-1, 21, 10**9, "3", 2.0, None, True])
+def test_decode_rejects_ids_outside_the_vocabulary(bad_id):
+    bpe = train(seeds.LOW_TEXT, 10)
+    assert bpe.vocab_size == 21
+    with pytest.raises(UnknownIdError, match="valid ids are 0 to 20"):
+        bpe.decode([0, bad_id])
+
+
+def test_text_containing_the_marker_is_rejected_with_a_fix():
+    bpe = train("a b", 1)
+    with pytest.raises(ValueError, match="end-of-word marker"):
+        bpe.encode("a</w>")
+
+
+def test_repr():
+    assert repr(train("low lower", 3)) == "CharBPE(vocab_size=9, merges=3, unk=False)"
+
+
+# --- the trace -----------------------------------------------------------------------------
+
+
+def test_trace_of_the_hug_corpus_step_by_step():
+    bpe = train(seeds.HUG_WORD_FREQS, 20)
+    steps = bpe.trace("hugs bun")
+    initial = ("h", "u", "g", "s", "</w>", "b", "u", "n", "</w>")
+    assert steps[0] == Step(None, None, None, None, initial)
+    assert [(s.rank, s.pair, s.new, s.count, s.pieces) for s in steps[1:]] == [
+        (0, ("u", "g"), "ug", 20, ("h", "ug", "s", "</w>", "b", "u", "n", "</w>")),
+        (1, ("u", "n"), "un", 16, ("h", "ug", "s", "</w>", "b", "un", "</w>")),
+        (2, ("un", "</w>"), "un</w>", 16, ("h", "ug", "s", "</w>", "b", "un</w>")),
+        (3, ("h", "ug"), "hug", 15, ("hug", "s", "</w>", "b", "un</w>")),
+        (8, ("hug", "s"), "hugs", 5, ("hugs", "</w>", "b", "un</w>")),
+        (9, ("hugs", "</w>"), "hugs</w>", 5, ("hugs</w>", "b", "un</w>")),
+        (10, ("b", "un</w>"), "bun</w>", 4, ("hugs</w>", "bun</w>")),
+    ]
+
+
+def test_trace_uses_unk_like_tokenize():
+    bpe = train(seeds.LOW_TEXT, 5, unk=True)
+    steps = bpe.trace("blow")
+    assert steps[0].pieces == ("<unk>", "l", "o", "w", "</w>")
+    assert steps[-1].pieces == tuple(bpe.tokenize("blow")) == ("<unk>", "low", "</w>")
+
+
+def check_trace(bpe: CharBPE, text: str) -> None:
+    """The trace invariants: start, end, shrinking pieces, increasing ranks, true labels."""
+    steps = bpe.trace(text)
+    words = text.split()
+    assert steps[0].rank is None and steps[0].pieces == tuple(
+        symbol for word in words for symbol in (*word, END_OF_WORD)
+    )
+    assert steps[-1].pieces == tuple(bpe.tokenize(text))
+    for before, after in pairwise(steps):
+        assert after.n_tokens <= before.n_tokens - 1
+        assert before.rank is None or after.rank > before.rank
+        assert after.pair == bpe.merges[after.rank][0]
+        assert after.count == bpe.merges[after.rank][1]
+        assert after.new == after.pair[0] + after.pair[1]
+        assert after.new in after.pieces
+
+
+def test_trace_invariants_on_the_seed_corpora():
+    check_trace(train(seeds.HUG_WORD_FREQS, 20), "hug bug hugs pun pun")
+    check_trace(train(seeds.LOW_TEXT, 10), "lowest newer widest low low")
+    check_trace(train(seeds.CAT_TEXT, 15), seeds.CAT_TEXT)
+
+
+# --- seed 000: hug / pug / pun / bun / hugs ---------------------------------------------------
+
+
+def test_hug_seed_000_on_its_own_terms_no_marker():
+    freqs, marker = seeds.HUG_WORD_FREQS, seeds.HUG_MARKER
+    splits = initial_splits(freqs, end_of_word=marker)
+    counts = pair_counts(splits, freqs)
+    assert counts == seeds.HUG_CLAIMED_PAIR_COUNTS  # all six counts right
+    # "('u', 'n') ... (still the runner-up)": not at first, ('p', 'u') = 17 > 16. After merge
+    # 1 ('p', 'u') drops to 12 and ('u', 'n') = 16 is the top pair.
+    assert sorted(counts.values(), reverse=True)[:3] == [20, 17, 16]
+    after_first = pair_counts(merge_pair(splits, ("u", "g")), freqs)
+    assert max(after_first, key=after_first.get) == ("u", "n") and after_first[("p", "u")] == 12
+    merges, _ = learn_merges(splits, freqs, 3)
+    assert merges == seeds.HUG_CLAIMED_MERGES
+    assert seed_terms_vocab(freqs, marker, 3) == seeds.HUG_CLAIMED_VOCAB
+    assert sorted({ch for word in freqs for ch in word}) == seeds.HUG_CLAIMED_ALPHABET
+    assert list(apply_merges(tuple("bug"), merges)) == seeds.HUG_CLAIMED_ENCODINGS["bug"]
+
+
+def test_hug_with_the_end_of_word_marker():
+    bpe = train(seeds.HUG_WORD_FREQS, 3)
+    # Differs from the article from merge 3 on: ('un', '</w>') = 16 (pun 12 + bun 4) beats
+    # ('h', 'ug') = 15, which comes 4th. Counts with the marker add ('g', '</w>') = 15,
+    # ('n', '</w>') = 16 and ('s', '</w>') = 5 to the article's six.
+    assert bpe.merges == [(("u", "g"), 20), (("u", "n"), 16), (("un", "</w>"), 16)]
+    assert bpe.vocab == ["b", "g", "h", "n", "p", "s", "u", "</w>", "ug", "un", "un</w>"]
+    assert bpe.tokenize("bug") == ["b", "ug", "</w>"]  # the article: ["b", "ug"]
+    full = train(seeds.HUG_WORD_FREQS, 100)
+    assert full.merges == [
+        (("u", "g"), 20),
+        (("u", "n"), 16),
+        (("un", "</w>"), 16),
+        (("h", "ug"), 15),  # tie with ('ug', '</w>') = 15: 'h ug' comes first in "hug"
+        (("p", "un</w>"), 12),
+        (("hug", "</w>"), 10),
+        (("p", "ug"), 5),
+        (("pug", "</w>"), 5),
+        (("hug", "s"), 5),
+        (("hugs", "</w>"), 5),
+        (("b", "un</w>"), 4),
+    ]
+    assert full.tokenize("bug") == ["b", "ug", "</w>"]
+
+
+# --- seeds 002 and 004: low / lower / newest / widest ---------------------------------------
+
+
+def test_low_text_is_the_word_freqs():
+    assert word_freqs(seeds.LOW_TEXT) == seeds.LOW_WORD_FREQS
+
+
+def test_low_seed_002_on_its_own_terms_underscore_marker():
+    freqs, marker = seeds.LOW_WORD_FREQS, seeds.LOW_002_MARKER
+    merges, _ = learn_merges(initial_splits(freqs, end_of_word=marker), freqs, 5)
+    assert merges == seeds.LOW_002_CLAIMED_MERGES  # all five, with their counts
+    assert set(seed_terms_vocab(freqs, marker, 5)) == seeds.LOW_002_CLAIMED_VOCAB
+
+
+def test_low_seed_002_encoding_with_unk():
+    bpe = train(seeds.LOW_TEXT, seeds.LOW_002_NUM_MERGES, unk=True)
+    assert bpe.vocab_size == len(seeds.LOW_002_CLAIMED_VOCAB) + 1  # + <unk>
+    ((text, claimed),) = seeds.LOW_002_CLAIMED_ENCODINGS.items()
+    in_book_notation = [UNK if t == "[UNK]" else t.replace("_", END_OF_WORD) for t in claimed]
+    assert bpe.tokenize(text) == in_book_notation  # matches, up to notation
+    assert bpe.decode(bpe.encode(text)) == "newest <unk>inded lowers"
+
+
+def test_low_seed_004_pair_counts():
+    freqs = seeds.LOW_WORD_FREQS
+    counts = pair_counts(initial_splits(freqs), freqs)
+    assert set(counts) == set(seeds.LOW_004_CLAIMED_PAIR_COUNTS)  # the same 14 pairs
+    claimed = seeds.LOW_004_CLAIMED_PAIR_COUNTS
+    wrong = {pair: (n, counts[pair]) for pair, n in claimed.items() if counts[pair] != n}
+    assert wrong == {("w", "e"): (2, 8)}  # claimed 2 ("lower" only); "newest" adds 6
+    assert max(counts, key=counts.get) == ("e", "s")  # first of the three 9s, as claimed
+
+
+def test_low_seed_004_merges_vocab_and_encodings():
+    bpe = train(seeds.LOW_TEXT, seeds.LOW_004_NUM_MERGES)
+    assert bpe.merges == seeds.LOW_004_CLAIMED_MERGES  # all ten, with their counts
+    assert sorted(bpe.vocab) == sorted(seeds.LOW_004_CLAIMED_VOCAB)  # the same 21 tokens
+    assert bpe.vocab_size == 21 != seeds.LOW_004_CLAIMED_VOCAB_SIZE  # claimed "17 tokens"
+    _, splits = learn_merges(initial_splits(seeds.LOW_WORD_FREQS), seeds.LOW_WORD_FREQS, 10)
+    assert {w: list(s) for w, s in splits.items()} == seeds.LOW_004_CLAIMED_SPLITS
+    for word, claimed in seeds.LOW_004_CLAIMED_ENCODINGS.items():
+        assert bpe.tokenize(word) == claimed, word
+
+
+def test_low_trained_to_exhaustion():
+    bpe = train(seeds.LOW_TEXT, 100)
+    assert len(bpe.merges) == 15
+    assert bpe.merges[10:] == [
+        (("wi", "d"), 3),
+        (("wid", "est</w>"), 3),
+        (("low", "e"), 2),
+        (("lowe", "r"), 2),
+        (("lower", "</w>"), 2),
+    ]
+
+
+# --- seed 000: the cat / sat / mat corpus ------------------------------------------------------
+
+
+def test_cat_seed_000_on_its_own_terms_no_marker():
+    freqs = word_freqs(seeds.CAT_TEXT)
+    splits = initial_splits(freqs, end_of_word=seeds.CAT_MARKER)
+    merges, final = learn_merges(splits, freqs, seeds.CAT_NUM_MERGES)
+    assert merges[:6] == seeds.CAT_CLAIMED_MERGES  # the six listed merges and counts
+    # Asked for 15 merges, it stops after 14: every word is then a single token.
+    assert len(merges) == 14
+    assert all(len(symbols) == 1 for symbols in final.values())
+    assert merges[6:] == [
+        (("m", "at"), 2),
+        (("a", "n"), 1),
+        (("an", "d"), 1),
+        (("b", "at"), 1),
+        (("r", "at"), 1),
+        (("f", "l"), 1),
+        (("fl", "at"), 1),
+        (("th", "at"), 1),
+    ]
+
+    def encode(text: str) -> list[str]:
+        return [token for word in text.split() for token in apply_merges(tuple(word), merges)]
+
+    claimed = seeds.CAT_CLAIMED_ENCODINGS
+    sentence = "the cat sat on the mat"
+    assert encode(sentence) == claimed[sentence] == sentence.split()
+    assert encode("hat") == claimed["hat"] == ["h", "at"]
+    assert encode("bat") == ["bat"] != claimed["bat"]  # claimed ["b", "at"]; merge 10: b + at
+
+
+def test_cat_with_the_end_of_word_marker():
+    bpe = train(seeds.CAT_TEXT, seeds.CAT_NUM_MERGES)
+    # ('t', '</w>') = 12 ties ('a', 't') = 12; 'a t' comes first in "cat". Then the marker
+    # pulls 'at</w>' (12) ahead of the article's merge 2, ('t', 'h') = 8.
+    assert bpe.merges == [
+        (("a", "t"), 12),
+        (("at", "</w>"), 12),
+        (("t", "h"), 8),
+        (("th", "e"), 7),
+        (("the", "</w>"), 7),
+        (("c", "at</w>"), 3),
+        (("s", "at</w>"), 3),
+        (("o", "n"), 3),
+        (("on", "</w>"), 3),
+        (("m", "at</w>"), 2),
+        (("a", "n"), 1),
+        (("an", "d"), 1),
+        (("and", "</w>"), 1),
+        (("b", "at</w>"), 1),
+        (("r", "at</w>"), 1),
+    ]
+    sentence = "the cat sat on the mat"
+    assert bpe.tokenize(sentence) == [word + END_OF_WORD for word in sentence.split()]
+    assert bpe.tokenize("bat hat") == ["bat</w>", "h", "at</w>"]
+    assert len(train(seeds.CAT_TEXT, 100).merges) == 18
+
+
+# --- properties ----------------------------------------------------------------------------
+
+# No "w" and no "u", so neither "</w>" nor "<unk>" can be spelled; both are tested above.
+LETTERS = "abcde<>/é中😀"
+SPACES = " \t\n"
+words = st.text(alphabet=LETTERS, min_size=1, max_size=6)
+separators = st.sampled_from([" ", "  ", "\n", "\t "])
+corpora = st.lists(st.tuples(words, separators), min_size=1, max_size=12).map(
+    lambda parts: "".join(word + space for word, space in parts)
+)
+merge_counts = st.integers(min_value=0, max_value=40)
+
+
+def text_over(chars: str) -> st.SearchStrategy[str]:
+    """Texts made of ``chars`` and whitespace."""
+    return st.text(alphabet=st.sampled_from(sorted(set(chars)) + list(SPACES)), max_size=40)
+
+
+@given(corpus=corpora, num_merges=merge_counts)
+def test_training_is_deterministic(corpus, num_merges):
+    first, second = train(corpus, num_merges), train(corpus, num_merges)
+    assert first.merges == second.merges and first.vocab == second.vocab
+    assert train(word_freqs(corpus), num_merges).merges == first.merges
+
+
+@given(corpus=corpora, num_merges=merge_counts, data=st.data())
+def test_round_trip_normalises_whitespace(corpus, num_merges, data):
+    bpe = train(corpus, num_merges)
+    text = data.draw(text_over("".join(corpus.split())))
+    assert bpe.decode(bpe.encode(text)) == " ".join(text.split())
+
+
+@given(corpus=corpora, num_merges=merge_counts, data=st.data())
+def test_pieces_spell_each_word_back(corpus, num_merges, data):
+    bpe = train(corpus, num_merges)
+    text = data.draw(text_over("".join(corpus.split())))
+    for word in text.split():
+        pieces = bpe.tokenize(word)
+        assert 1 <= len(pieces) <= len(word) + 1
+        assert "".join(pieces).removesuffix(END_OF_WORD) == word
+        assert pieces[-1].endswith(END_OF_WORD)
+        assert not any(END_OF_WORD in piece for piece in pieces[:-1])
+        assert all(piece in bpe.stoi for piece in pieces)
+    assert len(bpe.tokenize(text)) >= len(text.split())
+
+
+@given(corpus=corpora, num_merges=merge_counts)
+def test_merge_counts_never_increase_and_early_stop_means_done(corpus, num_merges):
+    bpe = train(corpus, num_merges)
+    counts = [count for _, count in bpe.merges]
+    assert counts == sorted(counts, reverse=True)
+    assert len(bpe.vocab) == len(set(bpe.vocab)) == bpe.vocab_size
+    assert len(bpe.merges) <= num_merges
+    if len(bpe.merges) < num_merges:
+        assert all(len(bpe.tokenize(word)) == 1 for word in corpus.split())
+
+
+@given(corpus=corpora, num_merges=merge_counts, data=st.data())
+def test_trace_properties(corpus, num_merges, data):
+    bpe = train(corpus, num_merges)
+    check_trace(bpe, corpus)
+    check_trace(bpe, data.draw(text_over("".join(corpus.split()))))
+
+
+@given(corpus=corpora, num_merges=merge_counts, data=st.data())
+def test_unseen_characters_raise_or_become_unk(corpus, num_merges, data):
+    seen = "".join(corpus.split())
+    before = data.draw(text_over(seen))
+    after = data.draw(text_over(seen))
+    unseen = data.draw(st.sampled_from("xyzü🚀"))
+    text = before + unseen + after
+    with pytest.raises(UnknownTokenError) as info:
+        train(corpus, num_merges).encode(text)
+    assert info.value.token == unseen and info.value.position == len(before)
+    bpe = train(corpus, num_merges, unk=True)
+    ids = bpe.encode(text)
+    assert bpe.stoi[UNK] == bpe.vocab_size - 1
+    assert ids.count(bpe.vocab_size - 1) == 1
+    assert bpe.decode(ids) == " ".join(text.replace(unseen, UNK).split())
