@@ -1,0 +1,109 @@
+"""Fixtures for browser tests: headless Chromium, a loopback web server, and the widget JS.
+
+Pages of the built book load their widget JavaScript from a CDN, which this machine cannot
+reach. Every page opened with the ``visit`` fixture answers those requests from the local
+copies that ``tools/fetch_widget_js.py`` unpacks from npm, and refuses every other outside
+request (recording it).
+
+These tests fail (they never skip) when a piece is missing: ``make test`` installs all of them.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from pagekit import CHROMIUM, CHROMIUM_ARGS, Visit, load_fetcher
+
+
+@pytest.fixture(scope="session")
+def widget_js() -> ModuleType:
+    """The fetcher module, once its npm packages are unpacked in ``.cache/widget-js``."""
+    fetcher = load_fetcher()
+    try:
+        fetcher.fetch()
+    except SystemExit as exit_:  # the fetcher exits with a message when npm fails
+        pytest.fail(f"cannot fetch the widget JavaScript: {exit_}\n"
+                    "run: python tools/fetch_widget_js.py (needs npm)", pytrace=False)
+    return fetcher
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    """Debian's headless Chromium driven by Playwright, closed at the end of the session."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("Playwright is not installed: pip install playwright "
+                    "(`make test` installs it; Playwright's own browser download is not used)",
+                    pytrace=False)
+    if not CHROMIUM.exists():
+        pytest.fail(f"no Chromium at {CHROMIUM}: run `sh tools/ensure_chromium.sh` "
+                    "(it installs Debian's chromium package)", pytrace=False)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves files without logging every request to stderr."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Stay quiet: pytest shows failures, not access logs."""
+
+
+@pytest.fixture(scope="session")
+def serve() -> Iterator[Callable[[Path], str]]:
+    """``serve(directory) -> base URL``: a web server on 127.0.0.1, stopped after the session."""
+    servers: list[http.server.ThreadingHTTPServer] = []
+
+    def start(directory: Path) -> str:
+        handler = functools.partial(QuietHandler, directory=str(directory))
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)  # any free port
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}/"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def visit(chromium, widget_js) -> Iterator[Callable[[str], Visit]]:
+    """``visit(url) -> Visit``: open a page with CDN requests answered locally."""
+    contexts = []
+
+    def open_page(url: str) -> Visit:
+        context = chromium.new_context(viewport={"width": 1100, "height": 900})
+        contexts.append(context)
+        visit = Visit(context.new_page())
+        visit.page.on("pageerror", lambda error: visit.errors.append(str(error)))
+
+        def route(route: Any) -> None:
+            request_url = route.request.url
+            if request_url.startswith("http://127.0.0.1:"):
+                route.continue_()
+            elif (local := widget_js.local_path(request_url)) is not None:
+                visit.served.append(request_url)
+                # The scripts are loaded with crossorigin="anonymous": CORS must allow them.
+                route.fulfill(path=str(local), headers={"Access-Control-Allow-Origin": "*"})
+            else:
+                visit.refused.append(request_url)
+                route.abort()
+
+        context.route("**/*", route)
+        visit.page.goto(url)
+        return visit
+
+    yield open_page
+    for context in contexts:
+        context.close()

@@ -1,0 +1,81 @@
+"""Helpers for browser tests: where things are, what a visit recorded, and the widget scripts.
+
+Kept apart from ``conftest.py`` so test modules can import them by a name of their own
+(``tests/`` has a ``conftest.py`` too, and two modules called ``conftest`` would clash).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib.util
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+# Offline and quiet: no GPU, no QUIC, and none of Chromium's own calls home.
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+# Page errors that come from the book theme, not from what we test: sphinx-thebe declares this
+# constant in two inline scripts on every page.
+HARMLESS_PAGE_ERRORS = ("Identifier 'THEBE_JS_URL' has already been declared",)
+# The scripts that render saved widgets (nb_ipywidgets_js): require.js and the embedder.
+WIDGET_SCRIPT = re.compile(r"/require(\.min)?\.js$|/@jupyter-widgets/")
+SCRIPT_TAG = re.compile(r"<script\b[^>]*>", re.IGNORECASE)
+ATTRIBUTE = re.compile(r'([\w-]+)="([^"]*)"')
+
+
+def load_fetcher() -> ModuleType:
+    """``tools/fetch_widget_js.py`` as a module (tools/ is not a package)."""
+    path = ROOT / "tools" / "fetch_widget_js.py"
+    spec = importlib.util.spec_from_file_location("fetch_widget_js", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@dataclass
+class Visit:
+    """An open page plus what happened while it ran."""
+
+    page: Any
+    errors: list[str] = field(default_factory=list)  # uncaught JavaScript errors
+    served: list[str] = field(default_factory=list)  # CDN URLs answered from the local cache
+    refused: list[str] = field(default_factory=list)  # outside URLs we could not answer
+
+    def unexpected_errors(self) -> list[str]:
+        """JavaScript errors other than the theme's known harmless ones."""
+        return [e for e in self.errors if not any(h in e for h in HARMLESS_PAGE_ERRORS)]
+
+
+def sri_digest(integrity: str, path: Path) -> str:
+    """The SRI value of ``path`` under the algorithm ``integrity`` names (``sha384-...``)."""
+    algorithm = integrity.split("-", 1)[0]
+    digest = hashlib.new(algorithm, path.read_bytes()).digest()
+    return f"{algorithm}-{base64.b64encode(digest).decode()}"
+
+
+def widget_script_problems(page_html: str, fetcher: ModuleType) -> list[str]:
+    """Why the widget scripts a page names cannot be served locally (empty if they can)."""
+    problems = []
+    for tag in SCRIPT_TAG.findall(page_html):
+        attributes = dict(ATTRIBUTE.findall(tag))
+        src, integrity = attributes.get("src", ""), attributes.get("integrity")
+        if not WIDGET_SCRIPT.search(src):
+            continue
+        local = fetcher.local_path(src)
+        if local is None:
+            problems.append(f"{src} is not an npm file in .cache/widget-js")
+        elif integrity and sri_digest(integrity, local) != integrity:
+            # The browser would refuse the script, and the page's widgets would not render.
+            problems.append(f"{src}: the npm file does not match integrity={integrity}")
+    if problems:
+        problems.append("make pages load npm files with matching hashes: put the lines "
+                        "`python tools/fetch_widget_js.py --print-config` prints in _config.yml")
+    return problems
