@@ -59,12 +59,12 @@ class InvalidUTF8Error(UnicodeDecodeError):
     ...     err = InvalidUTF8Error.from_decode_error(error, [b"\\xe4", b"\\xbd"])
     >>> err.token_span
     (0, 2)
-    >>> print(err.reason.split(". ")[0])
-    the ids end in the middle of a character: tokens 0-1 hold bytes e4 bd, only 2 of the 3 bytes that byte 0xe4 starts
+    >>> print(err.reason.split(": ")[1].split(",")[0])
+    tokens 0-1 hold bytes e4 bd
     """
 
     @classmethod
-    def from_decode_error(cls, error: UnicodeDecodeError, pieces) -> "InvalidUTF8Error":
+    def from_decode_error(cls, error: UnicodeDecodeError, pieces) -> InvalidUTF8Error:
         """Rephrase ``error`` (from decoding ``b"".join(pieces)``) in terms of tokens."""
         first, last = _tokens_covering(pieces, error.start, error.end)
         bad = error.object[error.start : error.end]

@@ -1,0 +1,306 @@
+"""Regex BPE (chapter 06): split text into chunks with a pattern, then byte-level BPE per chunk.
+
+Merges never cross a chunk boundary, so no token glues a word to the punctuation or space
+after it (``g.``, ``dog!``). With a tiktoken encoding's pattern and merges, the result is
+token-for-token what tiktoken gives:
+
+>>> tok = RegexTokenizer.train("the cat sat on the mat. the cat ate.", vocab_size=262)
+>>> tok.split("the cat.")
+['the', ' cat', '.']
+>>> [tok.vocab[i] for i in tok.encode("the cat.")]
+[b'the', b' cat', b'.']
+
+Special tokens (``{"<|endoftext|>": 50256}``) get ids after the learned vocabulary. By default
+``encode`` refuses text that contains one (as tiktoken does); ``allowed_special`` lets trusted
+text use them, and ``encode_ordinary`` treats them as plain text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+import regex
+
+from book.tokenizers.bpe_core import (
+    N_BYTES,
+    Merge,
+    merge_lowest_rank,
+    replay_merges,
+    surrogate_error,
+    trace_chunks,
+    utf8_bytes,
+)
+from book.tokenizers.bpe_file import read_bpe_file, write_bpe_file
+from book.tokenizers.byte_bpe import ByteTokenizer, check_vocab_size, train_merges
+from book.tokenizers.errors import BPEFileError, DisallowedSpecialTokenError
+from book.tokenizers.patterns import CL100K_PATTERN, compile_pattern
+from book.tokenizers.trace import Step
+
+CACHE_SIZE = 100_000  # chunks remembered by a tokenizer; most text repeats its words
+_SINGLE_BYTES = [bytes([byte]) for byte in range(N_BYTES)]
+
+
+def chunk_counts(text: str, pattern: str) -> dict[bytes, int]:
+    """How often each chunk of ``text`` occurs, as UTF-8 bytes, in order of first occurrence.
+
+    Training only needs each distinct chunk once, with its count: far less work than the text.
+
+    >>> chunk_counts("the cat, the hat", CL100K_PATTERN)
+    {b'the': 1, b' cat': 1, b',': 1, b' the': 1, b' hat': 1}
+    """
+    utf8_bytes(text)  # a lone surrogate fails here, with its position in the whole text
+    counts: dict[bytes, int] = {}
+    for chunk in compile_pattern(pattern).findall(text):
+        key = chunk.encode("utf-8")
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def split_token(token: bytes, ranks: Mapping[bytes, int]) -> tuple[bytes, bytes]:
+    """The two tokens whose merge made ``token``: BPE on its bytes, using only lower ranks.
+
+    A tiktoken encoding stores tokens and ranks, not merges; running BPE with the merges
+    learned before ``token`` ends in the two parts that its own merge joined.
+
+    >>> split_token(b"abc", {b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"abc": 4})
+    (b'a', b'bc')
+    """
+    limit = ranks[token]
+    parts = [_SINGLE_BYTES[byte] for byte in token]
+    # As in merge_lowest_rank: keep each adjacent pair's rank, re-rank only the neighbours.
+    pair_ranks = [ranks.get(a + b, limit) for a, b in zip(parts, parts[1:])]
+    while len(parts) > 2:
+        best = min(pair_ranks)
+        if best >= limit:
+            raise ValueError(
+                f"token {token!r} (rank {limit}) cannot be built by merging lower-ranked tokens, "
+                "so no list of merges reproduces this encoding"
+            )
+        i = pair_ranks.index(best)
+        parts[i : i + 2] = [parts[i] + parts[i + 1]]
+        del pair_ranks[i]
+        if i > 0:
+            pair_ranks[i - 1] = ranks.get(parts[i - 1] + parts[i], limit)
+        if i < len(pair_ranks):
+            pair_ranks[i] = ranks.get(parts[i] + parts[i + 1], limit)
+    return parts[0], parts[1]
+
+
+def recover_merges(mergeable_ranks: Mapping[bytes, int]) -> tuple[list[int], list[Merge]]:
+    """``byte_ids`` and ``merges`` equivalent to tiktoken's ``{token bytes: rank}``.
+
+    Token ids are the ranks: the 256 single bytes have ranks 0-255 (in their own order) and
+    the token of rank ``r`` is merge number ``r - 256``. Counts are unknown (``None``).
+
+    >>> recover_merges({bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257})[1]
+    [((97, 98), None), ((256, 99), None)]
+    """
+    tokens = sorted(mergeable_ranks, key=mergeable_ranks.get)
+    if [mergeable_ranks[token] for token in tokens] != list(range(len(tokens))):
+        raise ValueError("the ranks must be 0, 1, 2, ... without gaps or repeats")
+    if any(len(token) != 1 for token in tokens[:N_BYTES]) or len(tokens) < N_BYTES:
+        raise ValueError("ranks 0-255 must be the 256 single bytes")
+    byte_ids = [mergeable_ranks[bytes([byte])] for byte in range(N_BYTES)]
+    merges: list[Merge] = []
+    for token in tokens[N_BYTES:]:
+        left, right = split_token(token, mergeable_ranks)
+        merges.append(((mergeable_ranks[left], mergeable_ranks[right]), None))
+    return byte_ids, merges
+
+
+class RegexTokenizer(ByteTokenizer):
+    """Byte-level BPE inside the chunks of a split pattern, plus special tokens.
+
+    >>> tok = RegexTokenizer([((104, 105), 2)], special_tokens={"<|end|>": 300})
+    >>> tok.encode("hi<|end|>", allowed_special="all")
+    [256, 300]
+    >>> tok.encode_ordinary("hi<|end|>")[:3]
+    [256, 60, 124]
+    >>> tok.decode([256, 300])
+    'hi<|end|>'
+    """
+
+    def __init__(
+        self,
+        merges: Iterable[Merge] = (),
+        pattern: str = CL100K_PATTERN,
+        special_tokens: Mapping[str, int] | None = None,
+        byte_ids: Sequence[int] | None = None,
+    ):
+        super().__init__(merges, byte_ids)
+        self.pattern = pattern
+        self._regex = compile_pattern(pattern)
+        self.special_tokens: dict[str, int] = {}
+        self._cache: dict[str, list[int]] = {}
+        self.register_special_tokens(special_tokens or {})
+
+    @classmethod
+    def train(
+        cls,
+        text: str,
+        vocab_size: int,
+        pattern: str = CL100K_PATTERN,
+        special_tokens: Mapping[str, int] | None = None,
+    ) -> RegexTokenizer:
+        """Learn merges on the chunks of ``text`` until ``vocab_size`` learned tokens.
+
+        Same merges as the obvious algorithm on the chunks in text order (ties included);
+        stops early if the chunks run out of pairs.
+        """
+        num_merges = check_vocab_size(vocab_size)
+        merges = train_merges(chunk_counts(text, pattern), num_merges)
+        return cls(merges, pattern, special_tokens)
+
+    @classmethod
+    def from_tiktoken(cls, encoding) -> RegexTokenizer:
+        """The same tokenizer as a ``tiktoken.Encoding`` (or its name, loaded offline).
+
+        tiktoken keeps its constructor's arguments in private attributes (no public accessor
+        exists): ``_pat_str``, ``_mergeable_ranks`` and ``_special_tokens``.
+        """
+        if isinstance(encoding, str):
+            from book.encodings import get_encoding
+
+            encoding = get_encoding(encoding)
+        byte_ids, merges = recover_merges(encoding._mergeable_ranks)
+        return cls(merges, encoding._pat_str, dict(encoding._special_tokens), byte_ids)
+
+    def register_special_tokens(self, special_tokens: Mapping[str, int]) -> None:
+        """Add special tokens ``{text: id}``; ids must come after the learned vocabulary."""
+        taken = {token_id: name for name, token_id in self.special_tokens.items()}
+        for name, token_id in special_tokens.items():
+            if not isinstance(name, str) or not name:
+                raise ValueError(f"a special token must be a non-empty str, got {name!r}")
+            if type(token_id) is not int or token_id < self.vocab_size:
+                raise ValueError(
+                    f"special token {name!r} needs an int id >= {self.vocab_size} (ids below "
+                    f"are the learned tokens), got {token_id!r}; e.g. {name!r}: {self.n_vocab}"
+                )
+            if taken.get(token_id, name) != name:
+                raise ValueError(f"id {token_id} is already the special token {taken[token_id]!r}")
+            taken[token_id] = name
+        for name, token_id in special_tokens.items():
+            self.special_tokens.pop(name, None)
+            self.special_tokens[name] = token_id
+        specials = {i: name.encode("utf-8") for name, i in self.special_tokens.items()}
+        self._id_to_bytes = {**self.vocab, **specials}
+
+    @property
+    def n_vocab(self) -> int:
+        """One more than the largest id, special tokens included (tiktoken's ``n_vocab``)."""
+        return max([self.vocab_size - 1, *self.special_tokens.values()]) + 1
+
+    def split(self, text: str) -> list[str]:
+        """The chunks of ``text`` under this tokenizer's pattern."""
+        return self._regex.findall(text)
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Ids of ``text``, with special tokens' text encoded as ordinary text."""
+        ids: list[int] = []
+        try:
+            for chunk in self._regex.findall(text):
+                ids.extend(self._encode_chunk(chunk))
+        except UnicodeEncodeError:  # say where the surrogate is in the text, not in its chunk
+            raise surrogate_error(text) from None
+        return ids
+
+    def encode_by_replay(self, text: str) -> list[int]:
+        """Ids of ``text`` by replaying every merge in order within each chunk (slow, obvious)."""
+        chunks = [self.text_to_byte_ids(chunk) for chunk in self.split(text)]
+        return [token_id for chunk in chunks for token_id in replay_merges(chunk, self.merges)]
+
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: Collection[str] | Literal["all"] = frozenset(),
+        disallowed_special: Collection[str] | Literal["all"] = "all",
+    ) -> list[int]:
+        """Ids of ``text``; special tokens as in tiktoken's ``Encoding.encode``.
+
+        ``allowed_special`` texts become their special ids; ``disallowed_special`` ones
+        ("all" = every special not allowed) raise :class:`DisallowedSpecialTokenError`;
+        any other special token text is encoded as ordinary text.
+        """
+        allowed = self._special_names(allowed_special, "allowed_special")
+        if disallowed_special == "all":
+            disallowed = set(self.special_tokens) - allowed
+        else:
+            disallowed = self._special_names(disallowed_special, "disallowed_special")
+        if disallowed:
+            found = _special_regex(frozenset(disallowed)).search(text)
+            if found:
+                raise DisallowedSpecialTokenError(found.group(), found.start())
+        if not allowed:
+            return self.encode_ordinary(text)
+        ids: list[int] = []
+        # re.split with one capturing group alternates: text, special, text, special, ...
+        for i, part in enumerate(_special_regex(frozenset(allowed)).split(text)):
+            if i % 2:
+                ids.append(self.special_tokens[part])
+            elif part:
+                ids.extend(self.encode_ordinary(part))
+        return ids
+
+    def trace(self, text: str) -> list[Step]:
+        """Pieces of ``text`` before any merge and after each merge that changed a chunk."""
+        chunks = [self.text_to_byte_ids(chunk) for chunk in self.split(text)]
+        return trace_chunks(chunks, self.merges, self.vocab)
+
+    def save(self, path: str | Path) -> None:
+        """Write the tokenizer as a plain-text file (format in :mod:`book.tokenizers.bpe_file`)."""
+        write_bpe_file(path, self.pattern, self.special_tokens, self.byte_ids, self.merges)
+
+    @classmethod
+    def load(cls, path: str | Path) -> RegexTokenizer:
+        """Read a file written by :meth:`save`."""
+        saved = read_bpe_file(path)
+        if saved.pattern is None:
+            raise BPEFileError(
+                path, 2, "this file holds a byte-level tokenizer without a split pattern "
+                "(pattern: null); load it with ByteTokenizer.load",
+            )
+        return cls(saved.merges, saved.pattern, saved.special_tokens, saved.byte_ids)
+
+    def _encode_chunk(self, chunk: str) -> list[int]:
+        """Ids of one chunk, remembered: the same word is encoded once per tokenizer."""
+        ids = self._cache.get(chunk)
+        if ids is None:
+            ids = merge_lowest_rank(self.text_to_byte_ids(chunk), self.ranks)
+            if len(self._cache) >= CACHE_SIZE:
+                self._cache.clear()
+            self._cache[chunk] = ids
+        return ids
+
+    def _special_names(self, names: Collection[str] | str, argument: str) -> set[str]:
+        """``names`` as a set ("all" = every special token); unknown names are an error."""
+        if names == "all":
+            return set(self.special_tokens)
+        if isinstance(names, str):
+            raise TypeError(f"{argument} must be 'all' or a collection of names: {{{names!r}}}")
+        unknown = set(names) - set(self.special_tokens)
+        if unknown:
+            raise ValueError(
+                f"{argument} names {sorted(unknown)}, which are not special tokens of this "
+                f"tokenizer; registered: {sorted(self.special_tokens) or 'none'}"
+            )
+        return set(names)
+
+    def __repr__(self) -> str:
+        return (
+            f"RegexTokenizer(vocab_size={self.vocab_size}, "
+            f"special_tokens={len(self.special_tokens)}, pattern={self.pattern[:30]!r}...)"
+        )
+
+
+@lru_cache(maxsize=64)
+def _special_regex(names: frozenset[str]) -> regex.Pattern:
+    """A regex matching any of ``names`` literally, as one capturing group.
+
+    Longest name first: where one special token's text begins another's, the longer wins.
+    """
+    alternatives = sorted(names, key=lambda name: (-len(name), name))
+    return regex.compile("(" + "|".join(regex.escape(name) for name in alternatives) + ")")

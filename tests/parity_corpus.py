@@ -1,0 +1,286 @@
+"""A fixed corpus of varied texts on which our tokenizers must match tiktoken token for token.
+
+Grouped by what each group stresses. ``TEXTS`` lists every text once, the long mixed document
+(about 20,000 characters, built deterministically from the others) last.
+"""
+
+from __future__ import annotations
+
+import random
+
+PROSE = [
+    "The quick brown fox jumps over the lazy dog.",
+    "Tokenizers turn text into integers before a language model ever sees it.",
+    "It was a bright cold day in April, and the clocks were striking thirteen.",
+    "Byte pair encoding starts from single bytes and merges the most frequent neighbours.",
+    "She sells sea shells by the sea shore; the shells she sells are surely seashells.",
+    "Why do models struggle to count the letters in 'strawberry'? Because they see tokens.",
+    "A paragraph can run on for a while, with commas, semicolons; colons: and dashes — "
+    "all of which a tokenizer must handle without losing a single character.",
+    "Hello, World! HELLO, WORLD! hello, world!",
+    "In 1994, Philip Gage described a simple compression scheme that replaced common pairs.",
+    "The cat sat on the mat. The mat sat on the cat? No: the cat sat.",
+    "Rain, rain, go away; come again another day.",
+    "Supercalifragilisticexpialidocious is longer than antidisestablishmentarianism.",
+    "e.g. i.e. etc. vs. Mr. Mrs. Dr. St. U.S.A. a.m. p.m.",
+    "\"Quoted speech,\" she said, \"is full of punctuation.\"",
+    "Ellipses… em dashes — en dashes – and curly ‘quotes’ “everywhere”.",
+    "ALL CAPS SENTENCES SHOUT AT THE READER AND TOKENIZE DIFFERENTLY.",
+    "camelCaseIdentifiers and PascalCaseNames and snake_case_names and kebab-case-names",
+    "Mixed123Letters456And789Digits",
+    "   leading spaces and trailing spaces   ",
+    "Question? Exclamation! Interrobang‽ Multiple?!?! Marks...",
+    "The end.",
+    "a",
+    "I",
+    "ok",
+    "Tokenization from scratch: how language models read text, one byte at a time.",
+    "Price: $1,299.99 (incl. 20% VAT) — or €1.099,00 in Germany, £999 in the UK.",
+    "URLs like https://example.com/path?query=1&b=two#frag should survive intact.",
+    "Email me at someone.name+tag@example.co.uk or call +1 (555) 010-0199.",
+    "#hashtags @mentions ~tildes ^carets |pipes| \\backslashes\\ /slashes/",
+    "Markdown **bold**, _italic_, `code`, [link](http://x.y), > quote, - list item",
+]
+
+CODE = [
+    "def add(a, b):\n    return a + b\n",
+    "import numpy as np\n\nx = np.arange(10)\nprint(x.mean())\n",
+    "class Stack:\n    def __init__(self):\n        self.items = []\n\n"
+    "    def push(self, item):\n        self.items.append(item)\n",
+    "for (let i = 0; i < 10; i++) {\n  console.log(`value: ${i}`);\n}\n",
+    "const greet = (name) => { return `Hello, ${name}!`; };",
+    "fn main() {\n    let v: Vec<u32> = (1..=5).collect();\n    println!(\"{:?}\", v);\n}\n",
+    "#include <stdio.h>\n\nint main(void) {\n\tprintf(\"%d\\n\", 42);\n\treturn 0;\n}\n",
+    "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n",
+    "SELECT name, COUNT(*) AS n FROM users WHERE age >= 18 GROUP BY name ORDER BY n DESC;",
+    '<!DOCTYPE html>\n<html lang="en">\n  <body><p class="note">Hi &amp; bye</p></body>\n</html>',
+    '{"name": "tokenizer", "version": 2, "tags": ["bpe", "bytes"], "ok": true, "x": null}',
+    "#!/usr/bin/env bash\nset -euo pipefail\nfor f in *.txt; do wc -l \"$f\"; done\n",
+    "main :: IO ()\nmain = mapM_ print [x * x | x <- [1..10], even x]\n",
+    "\\begin{equation}\n  E = mc^2 \\quad \\int_0^\\infty e^{-x^2}\\,dx = \\frac{\\sqrt{\\pi}}{2}\n"
+    "\\end{equation}",
+    "public static void main(String[] args) {\n        System.out.println(\"Hello\");\n    }",
+    "x=1;y=2;z=x+y*3-4/5%6**7//8",
+    "if (a && b || !c) { return a != b ? a : b; } else if (x <= y) { x >>= 2; }",
+    "    # indented comment\n        deeply_indented_call(arg1, arg2)\n",
+    "\t\tdef tabbed():\n\t\t\tpass\n",
+    "SELECT * FROM t WHERE s LIKE '%foo%' AND d > '2024-01-01';",
+    "ls -la /usr/local/bin | grep -E '^-.*x' > out.txt 2>&1",
+    "<?php echo htmlspecialchars($_GET['q'] ?? ''); ?>",
+    "@decorator(param=True)\nasync def handler(request: Request) -> Response:\n    ...\n",
+    "matrix = [[1, 2, 3],\n          [4, 5, 6],\n          [7, 8, 9]]",
+    "regex = r\"(?P<year>\\d{4})-(?P<month>\\d{2})\"  # named groups",
+    "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n-old\n+new\n",
+    "key: value\nlist:\n  - one\n  - two\nnested:\n  deeper: {a: 1, b: [2, 3]}\n",
+    "0x1F600 0b1010 0o755 1e-9 3.14159 -0.0 +42 1_000_000",
+]
+
+NUMBERS = [
+    "0",
+    "7",
+    "42",
+    "123",
+    "1234",
+    "12345",
+    "123456789012345678901234567890",
+    "3.14159265358979323846",
+    "1,000,000 and 1.000.000 and 1 000 000",
+    "2024-01-15T13:45:30Z",
+    "15/01/2024 01-15-2024 15.01.2024",
+    "Tel: 0049 30 1234567, Fax: +49-30-7654321",
+    "The years 1066, 1492, 1776, 1914, 1969 and 2001.",
+    "v1.2.3-beta.4+build.567",
+    "10:30am, 22:15, 7h30m, 90s, 1.5e10, 6.02e23",
+    "٠١٢٣٤٥٦٧٨٩ ०१२३४५६७८९ 〇一二三",
+    "①②③ ⅠⅡⅢⅣ ½ ¾ ⅞ ²³¹",
+    "9999999999999999999999",
+    "-273.15°C = 0 K",
+    "IP 192.168.0.1, port 8080, MAC 00:1A:2B:3C:4D:5E",
+]
+
+WHITESPACE = [
+    "",
+    " ",
+    "  ",
+    "\n",
+    "\n\n",
+    "\t",
+    "\r\n",
+    "\r\n\r\n",
+    "a  b   c    d     e",
+    "word\n\n\nword",
+    "line one\nline two\r\nline three\rline four",
+    "    four spaces",
+    "trailing whitespace \t \n",
+    " \n \n \n",
+    "\t\t\tthree tabs then text",
+    "mixed \t\n\r\x0b\x0c whitespace",
+    " " * 40 + "x",
+    "x" + " " * 33,
+    "\n" * 12,
+    "a\u00a0b\u2003c\u2009d\u3000e",
+    "spaces before newline   \nnext",
+    "  \n\n  indented after blank\n",
+    "end with spaces  ",
+    "\u2028line separator\u2029paragraph separator",
+]
+
+CONTRACTIONS = [
+    "don't won't can't shouldn't it's I'm you're we've they'll he'd",
+    "DON'T WON'T CAN'T IT'S I'M YOU'RE WE'VE THEY'LL HE'D",
+    "Don'T wOn'T It'S I'M You'Re We'Ve They'Ll He'D",
+    "'s 't 're 've 'm 'll 'd",
+    "'S 'T 'RE 'VE 'M 'LL 'D",
+    "'Re 'Ve 'Ll 'rE 'vE 'lL",
+    "John's dog's owner's car",
+    "JOHN'S DOG'S",
+    "rock 'n' roll, 'tis, 'twas, o'clock, y'all",
+    "it’s with a curly apostrophe, and it's with a straight one",
+    "''quoted'' and '' empty",
+    "Ain't nothin' but a hound dog'",
+    "The 90's and the '90s",
+    "l'homme d'affaires qu'il aujourd'hui",
+    "'sup 'll'll 's's",
+]
+
+SCRIPTS = [
+    "Voilà une phrase française avec des accents : é, è, ê, à, ç, œ.",
+    "Größere Übungen für Äpfel und Öl — straße.",
+    "Zażółć gęślą jaźń.",
+    "Tiếng Việt có nhiều dấu: ắ, ặ, ổ, ữ, ỹ.",
+    "Türkçe: İstanbul, ılık, şeker, çiçek, ğ.",
+    "Español: ¿Qué tal? ¡Muy bien! El niño comió piña.",
+    "Português: São Paulo, ação, coração, pão.",
+    "Íslenska: Þetta er ðæmi.",
+    "Привет, мир! Как дела? Всё хорошо.",
+    "Українська мова: їжак, ґанок, є, і.",
+    "Γειά σου Κόσμε! Η γλώσσα είναι ελληνική.",
+    "مرحبا بالعالم! هذه جملة باللغة العربية.",
+    "שלום עולם! זה משפט בעברית.",
+    "नमस्ते दुनिया! यह हिंदी में एक वाक्य है।",
+    "হ্যালো বিশ্ব! এটি বাংলা বাক্য।",
+    "你好，世界！这是一个中文句子。",
+    "我们今天去公园散步，天气非常好，阳光明媚。",
+    "繁體中文：這是一個測試句子。",
+    "こんにちは世界！これは日本語の文です。",
+    "カタカナとひらがなと漢字を混ぜた文章。",
+    "안녕하세요 세계! 이것은 한국어 문장입니다.",
+    "สวัสดีชาวโลก นี่คือประโยคภาษาไทย",
+    "გამარჯობა მსოფლიო! ეს ქართული წინადადებაა.",
+    "Բարեւ աշխարհ! Սա հայերեն նախադասություն է։",
+    "வணக்கம் உலகம்! இது தமிழ் வாக்கியம்.",
+    "నమస్కారం ప్రపంచం! ఇది తెలుగు వాక్యం.",
+    "ሰላም ልዑል! ይህ የአማርኛ ዓረፍተ ነገር ነው።",
+    "សួស្តីពិភពលោក! នេះជាប្រយោគខ្មែរ។",
+    "ආයුබෝවන් ලෝකය!",
+    "Сайн байна уу, дэлхий!",
+    "ᠮᠣᠩᠭᠣᠯ ᠪᠢᠴᠢᠭ",
+    "ᐊᐃᓐᖓᐃ ᑕᐃᒪ",
+    "ꯃꯤꯇꯩ ꯂꯣꯟ",
+    "𐌰𐌱𐌲 Gothic 𝔉𝔯𝔞𝔨𝔱𝔲𝔯 𝐁𝐨𝐥𝐝 𝓢𝓬𝓻𝓲𝓹𝓽",
+    "Ελληνικά και English και Русский in one line",
+    "日本語とEnglishと한국어が混ざった文",
+    "עברית עם English ו-123 מספרים",
+    "العربية مع English و ١٢٣",
+    "ǅemal ǈubljana ǋjegoš (title-case digraphs)",
+    "ʰʲʷ ˈstrɛs ˌmɑrk ɪpɐ ʃ ʒ ŋ θ ð",
+    "ﬁ ﬂ ﬀ ligatures and ｆｕｌｌｗｉｄｔｈ ｔｅｘｔ",
+    "Ωmega µicro Ångström ℃ ℉ № ™ ℠",
+]
+
+EMOJI = [
+    "😀😃😄😁😆",
+    "I love pizza 🍕 and tacos 🌮!",
+    "👍 👍🏻 👍🏼 👍🏽 👍🏾 👍🏿",
+    "👨‍👩‍👧‍👦 family, 👩‍❤️‍💋‍👨 kiss, 🧑‍🤝‍🧑 people holding hands",
+    "👩🏽‍💻 woman technologist, 🏳️‍🌈 rainbow flag, 🏴‍☠️ pirate flag",
+    "🇺🇸🇬🇧🇫🇷🇩🇪🇯🇵🇨🇳🇮🇳🇧🇷",
+    "🏴󠁧󠁢󠁳󠁣󠁴󠁿 Scotland flag (tag sequence)",
+    "1️⃣ 2️⃣ #️⃣ *️⃣ keycaps",
+    "❤️ ♥ ✔️ ✈️ ☀️ variation selectors",
+    "🦙🦄🐉🧬🪐🫠🫶",
+    "emoji without spaces:😀😀😀😀😀😀😀😀",
+    "Mixed 😀text😀 in😀the😀middle",
+    "🤷‍♀️🤷‍♂️🤷",
+    "👁️‍🗨️ 🧔🏿‍♂️ 👨🏻‍🦰",
+]
+
+COMBINING = [
+    "e\u0301 vs é (NFD vs NFC)",
+    "Zalgo: Z\u0351\u036b\u0343a\u0364\u0363l\u0300\u0357g\u0350o\u0346\u0351!",
+    "a\u0300\u0301\u0302\u0303\u0304\u0305\u0306\u0307\u0308",
+    "n\u0303o\u0308 c\u0327a\u030a",
+    "क्षत्रिय ज्ञान श्री",
+    "ﷺ ﷽",
+    "\u0627\u064e\u0644\u0652\u0639\u064e\u0631\u064e\u0628\u0650\u064a\u064e\u0651\u0629",
+    "한글 자모: \u1112\u1161\u11ab\u1100\u1173\u11af",
+    "\u0301 a combining mark at the start",
+    "A\u20dd circled and B\u20e3 keycap",
+    "ก\u0e34\u0e4a\u0e4a\u0e4a\u0e4a stacked Thai marks",
+]
+
+EDGE = [
+    "<|endoftext|>",
+    "text before <|endoftext|> and after",
+    "<|fim_prefix|>x<|fim_suffix|>y<|fim_middle|>",
+    "<|endofprompt|> <|im_start|> <|im_end|>",
+    "\ufeffBOM at the start",
+    "zero\u200bwidth\u200cnon\u200djoiner",
+    "\u200e left-to-right mark \u200f right-to-left mark \u202e override",
+    "control \x00 null \x01 \x07 bell \x1b[31m escape \x7f del",
+    "\ufffd replacement character \ufffd\ufffd",
+    "private use \ue000\uf8ff and plane 15 \U000f0000",
+    "noncharacters \ufdd0 \ufffe \U0010fffe",
+    "tags \U000e0041\U000e0042 and variation \ufe0e\ufe0f",
+    "!!!???...,,,;;;:::",
+    "----------------------------------------",
+    "========================================",
+    "________________________________________",
+    "****************************************",
+    "/* */ // <!-- --> {{ }} [[ ]] (( ))",
+    "~`!@#$%^&*()_+-={}|[]\\:\";'<>?,./",
+    "'",
+    "''",
+    "'''",
+    "a'",
+    "'a",
+    "1'2",
+    "\u00ad soft hyphen and \u2011 non-breaking hyphen",
+    "math: ∀x∈ℝ, ∃y: x² + y² ≤ 1 ⇒ |x| ≤ 1",
+    "arrows ← ↑ → ↓ ↔ ⇐ ⇒ and box ┌─┐│└─┘",
+    "music 𝄞 𝄢 and dominoes 🁣 and cards 🂡",
+    "abc\ndef\rghi\tjkl\x0bmno\x0cpqr",
+    "ÀÁÂÃÄÅÆÇÈÉÊËÌÍÎÏÐÑÒÓÔÕÖØÙÚÛÜÝÞßàáâãäåæçèéêëìíîïðñòóôõöøùúûüýþÿ",
+    "QWERTYUIOPASDFGHJKLZXCVBNM qwertyuiopasdfghjklzxcvbnm",
+    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    "abababababababababababababababababab",
+    "base64: SGVsbG8sIFdvcmxkIQ==, hex: deadbeefcafebabe0123456789abcdef",
+    "uuid 123e4567-e89b-12d3-a456-426614174000",
+    "C:\\Users\\name\\Documents\\file.txt and /home/user/.config/app.toml",
+]
+
+GROUPS = {
+    "prose": PROSE,
+    "code": CODE,
+    "numbers": NUMBERS,
+    "whitespace": WHITESPACE,
+    "contractions": CONTRACTIONS,
+    "scripts": SCRIPTS,
+    "emoji": EMOJI,
+    "combining": COMBINING,
+    "edge": EDGE,
+}
+
+
+def long_document(min_chars: int = 20_000, seed: int = 0) -> str:
+    """One long mixed document: every text above, shuffled (fixed seed), until ``min_chars``."""
+    pieces = [text for group in GROUPS.values() for text in group if text]
+    rng = random.Random(seed)
+    parts: list[str] = []
+    while sum(map(len, parts)) < min_chars:
+        rng.shuffle(pieces)
+        parts.extend(pieces)
+    return "\n\n".join(parts)
+
+
+TEXTS: list[str] = [text for group in GROUPS.values() for text in group] + [long_document()]
