@@ -124,18 +124,32 @@ class BPEFileError(ValueError):
 class DisallowedSpecialTokenError(ValueError):
     """The text to encode contains a special token's text that the caller did not allow.
 
-    >>> err = DisallowedSpecialTokenError("<|endoftext|>", 6)
+    Refusing is the safe default: text from a user or a web page that contains, say,
+    ``<|endoftext|>`` must not be able to end a document or open a chat turn. The message
+    names the token and its position (with the text around it, if given) and says how to
+    allow it or encode it as ordinary text.
+
+    >>> err = DisallowedSpecialTokenError("<|endoftext|>", 6, "Hello <|endoftext|> world")
     >>> err.token, err.position
     ('<|endoftext|>', 6)
+    >>> print(str(err).split(". ")[0])
+    the text contains the special token '<|endoftext|>' at position 6 ('Hello <|endoftext|> world')
     """
 
-    def __init__(self, token: str, position: int):
+    def __init__(self, token: str, position: int, text: str | None = None):
+        context = ""
+        if text is not None:
+            start, end = max(0, position - 20), position + len(token) + 20
+            before, after = ("…" if start else ""), ("…" if end < len(text) else "")
+            snippet = before + text[start:end] + after
+            context = f" ({snippet!r})"
         super().__init__(
-            f"the text contains the special token {token!r} at position {position}, and it is "
-            "not allowed. If the text is trusted and the special token is meant, pass "
-            f"allowed_special={{{token!r}}} (or 'all'); to encode it as plain text, pass "
-            f"disallowed_special=() (or leave out this token); to encode untrusted text, "
-            "use encode_ordinary, which never produces special tokens."
+            f"the text contains the special token {token!r} at position {position}{context}. "
+            "encode refuses special tokens by default, because text from users or documents "
+            "could otherwise end a document or fake a chat turn. If the text is trusted and "
+            f"means the special token, pass allowed_special={{{token!r}}} (or 'all'). To encode "
+            "it as ordinary text, pass disallowed_special=() or call encode_ordinary(text), "
+            "which never produces special tokens: do that for untrusted text."
         )
         self.token = token
         self.position = position

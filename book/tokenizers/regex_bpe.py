@@ -169,7 +169,16 @@ class RegexTokenizer(ByteTokenizer):
         return cls(merges, encoding._pat_str, dict(encoding._special_tokens), byte_ids)
 
     def register_special_tokens(self, special_tokens: Mapping[str, int]) -> None:
-        """Add special tokens ``{text: id}``; ids must come after the learned vocabulary."""
+        """Add special tokens ``{text: id}``; ids must come after the learned vocabulary.
+
+        An id below ``vocab_size`` would be a learned token, one that merges can produce, and
+        two special tokens with one id would decode alike; both are refused.
+
+        >>> tok = RegexTokenizer()
+        >>> tok.register_special_tokens({"<|endoftext|>": tok.n_vocab})
+        >>> tok.special_tokens, tok.decode([256])
+        ({'<|endoftext|>': 256}, '<|endoftext|>')
+        """
         taken = {token_id: name for name, token_id in self.special_tokens.items()}
         for name, token_id in special_tokens.items():
             if not isinstance(name, str) or not name:
@@ -180,7 +189,11 @@ class RegexTokenizer(ByteTokenizer):
                     f"are the learned tokens), got {token_id!r}; e.g. {name!r}: {self.n_vocab}"
                 )
             if taken.get(token_id, name) != name:
-                raise ValueError(f"id {token_id} is already the special token {taken[token_id]!r}")
+                raise ValueError(
+                    f"id {token_id} is already the special token {taken[token_id]!r}, so "
+                    f"{name!r} cannot have it too: decode could not tell them apart. Give "
+                    f"{name!r} a free id, e.g. {max(self.n_vocab, max(taken) + 1)}"
+                )
             taken[token_id] = name
         for name, token_id in special_tokens.items():
             self.special_tokens.pop(name, None)
@@ -222,8 +235,18 @@ class RegexTokenizer(ByteTokenizer):
         """Ids of ``text``; special tokens as in tiktoken's ``Encoding.encode``.
 
         ``allowed_special`` texts become their special ids; ``disallowed_special`` ones
-        ("all" = every special not allowed) raise :class:`DisallowedSpecialTokenError`;
-        any other special token text is encoded as ordinary text.
+        ("all" = every special not allowed) raise :class:`DisallowedSpecialTokenError`
+        wherever they occur in the text; any other special token's text is encoded as
+        ordinary text. Two choices are stricter than tiktoken's: a name that is not a special
+        token of this tokenizer is an error (tiktoken ignores it in ``allowed_special``, so a
+        typo goes unnoticed), and where one allowed special token's text begins another's, the
+        longest wins (tiktoken's pick follows the order of its internal hash map).
+
+        >>> tok = RegexTokenizer(special_tokens={"<|end|>": 256})
+        >>> tok.encode("hi<|end|>", allowed_special={"<|end|>"})
+        [104, 105, 256]
+        >>> tok.encode("hi<|end|>", disallowed_special=()) == tok.encode_ordinary("hi<|end|>")
+        True
         """
         allowed = self._special_names(allowed_special, "allowed_special")
         if disallowed_special == "all":
@@ -231,18 +254,21 @@ class RegexTokenizer(ByteTokenizer):
         else:
             disallowed = self._special_names(disallowed_special, "disallowed_special")
         if disallowed:
-            found = _special_regex(frozenset(disallowed)).search(text)
+            found = special_token_regex(frozenset(disallowed)).search(text)
             if found:
-                raise DisallowedSpecialTokenError(found.group(), found.start())
+                raise DisallowedSpecialTokenError(found.group(), found.start(), text)
         if not allowed:
             return self.encode_ordinary(text)
         ids: list[int] = []
-        # re.split with one capturing group alternates: text, special, text, special, ...
-        for i, part in enumerate(_special_regex(frozenset(allowed)).split(text)):
-            if i % 2:
-                ids.append(self.special_tokens[part])
-            elif part:
-                ids.extend(self.encode_ordinary(part))
+        try:
+            # re.split with one capturing group alternates: text, special, text, special, ...
+            for i, part in enumerate(special_token_regex(frozenset(allowed)).split(text)):
+                if i % 2:
+                    ids.append(self.special_tokens[part])
+                elif part:
+                    ids.extend(self.encode_ordinary(part))
+        except UnicodeEncodeError:  # say where the surrogate is in the text, not in its part
+            raise surrogate_error(text) from None
         return ids
 
     def trace(self, text: str) -> list[Step]:
@@ -279,13 +305,17 @@ class RegexTokenizer(ByteTokenizer):
         """``names`` as a set ("all" = every special token); unknown names are an error."""
         if names == "all":
             return set(self.special_tokens)
-        if isinstance(names, str):
-            raise TypeError(f"{argument} must be 'all' or a collection of names: {{{names!r}}}")
+        if isinstance(names, str) or not isinstance(names, Iterable):
+            raise TypeError(
+                f"{argument} must be 'all' or a collection of special tokens' texts, e.g. "
+                f"{{'<|endoftext|>'}} or () for none; got {names!r}"
+            )
         unknown = set(names) - set(self.special_tokens)
         if unknown:
             raise ValueError(
                 f"{argument} names {sorted(unknown)}, which are not special tokens of this "
-                f"tokenizer; registered: {sorted(self.special_tokens) or 'none'}"
+                f"tokenizer; registered: {sorted(self.special_tokens) or 'none'}. Register "
+                "them first with register_special_tokens, or fix the spelling."
             )
         return set(names)
 
@@ -297,10 +327,14 @@ class RegexTokenizer(ByteTokenizer):
 
 
 @lru_cache(maxsize=64)
-def _special_regex(names: frozenset[str]) -> regex.Pattern:
+def special_token_regex(names: frozenset[str]) -> regex.Pattern:
     """A regex matching any of ``names`` literally, as one capturing group.
 
-    Longest name first: where one special token's text begins another's, the longer wins.
+    Longest name first: where one special token's text begins another's, the longer wins
+    (the regex engine takes the first alternative that matches at the leftmost position).
+
+    >>> special_token_regex(frozenset({"<a>", "<a><b>"})).split("x<a><b><a>")
+    ['x', '<a><b>', '', '<a>', '']
     """
     alternatives = sorted(names, key=lambda name: (-len(name), name))
     return regex.compile("(" + "|".join(regex.escape(name) for name in alternatives) + ")")

@@ -27,6 +27,14 @@ from tiny_bpe import (
     fixture_tokenizer,
 )
 
+from book.show.examples import STEPPER_TEXT, english_char_bpe
+from book.show.examples import (
+    BYTE_STEPPER_TEXT,
+    REGEX_STEPPER_ENCODING,
+    REGEX_STEPPER_TEXT,
+    parallel_byte_bpe,
+    tiktoken_regex_bpe,
+)
 from book.tokenizers.trace import Step
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -83,6 +91,21 @@ PAGES = [
         build_fixture_book,
         lambda: [fixture_tokenizer().trace(FIXTURE_TEXT),
                  byte_fixture_tokenizer().trace(BYTE_FIXTURE_TEXT)],
+    ),
+    StepperPage(
+        "stepper-04_char_bpe",
+        built_book_page("chapters/04_char_bpe.html"),
+        lambda: [english_char_bpe().trace(STEPPER_TEXT)],
+    ),
+    StepperPage(
+        "stepper-05_byte_bpe",
+        built_book_page("chapters/05_byte_bpe.html"),
+        lambda: [parallel_byte_bpe().trace(BYTE_STEPPER_TEXT)],
+    ),
+    StepperPage(
+        "stepper-06_pretokenization",
+        built_book_page("chapters/06_pretokenization.html"),
+        lambda: [tiktoken_regex_bpe(REGEX_STEPPER_ENCODING).trace(REGEX_STEPPER_TEXT)],
     ),
 ]
 

@@ -1,0 +1,254 @@
+"""Special tokens in practice (chapter 07): trusted markup around untrusted text, chat templates.
+
+``encode`` refuses special tokens' text by default, yet every chat prompt is full of special
+tokens. They belong to the *template*, which the application writes; the messages inside it
+come from users, web pages and tools, and must never become special ids. So never glue the two
+into one string: keep a list of parts, wrap the template's parts in :class:`Trusted`, and
+encode every other part as ordinary text.
+
+>>> tok = RegexTokenizer(special_tokens={"<|user|>": 256, "<|end|>": 257})
+>>> ids = encode_parts(tok, [Trusted("<|user|>"), "hi<|end|>", Trusted("<|end|>")])
+>>> ids[0], ids[-1], ids.count(257)
+(256, 257, 1)
+
+Works with a ``tiktoken.Encoding`` as well as with the book's :class:`RegexTokenizer`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from book.tokenizers.regex_bpe import RegexTokenizer, special_token_regex
+
+__all__ = [
+    "Trusted",
+    "encode_parts",
+    "ChatTemplate",
+    "CHATML",
+    "LLAMA3",
+    "encode_chat",
+    "special_tokens_of",
+    "special_positions",
+    "split_on_special_tokens",
+    "pad_batch",
+]
+
+
+class Tokenizer(Protocol):
+    """What the helpers need: tiktoken's two encode methods (the book's tokenizer has both)."""
+
+    def encode(self, text: str, *, allowed_special=..., disallowed_special=...) -> list[int]: ...
+
+    def encode_ordinary(self, text: str) -> list[int]: ...
+
+
+@dataclass(frozen=True)
+class Trusted:
+    """Text the application wrote itself (template markup): its special tokens' text counts.
+
+    >>> Trusted("<|im_start|>user\\n")
+    Trusted(text='<|im_start|>user\\n')
+    """
+
+    text: str
+
+    def __post_init__(self):
+        if not isinstance(self.text, str):
+            raise TypeError(f"Trusted holds a str, got {type(self.text).__name__} {self.text!r}")
+
+
+Part = str | Trusted
+Message = Mapping[str, str]  # {"role": ..., "content": ...}, as in chat APIs
+
+
+def encode_parts(tokenizer: Tokenizer, parts: Iterable[Part]) -> list[int]:
+    """Ids of ``parts`` in order: :class:`Trusted` ones with special tokens, plain ``str`` as text.
+
+    A plain string is untrusted by default, so forgetting to mark a part can only make a
+    special token's text ordinary, never turn user text into a special id.
+
+    >>> tok = RegexTokenizer(special_tokens={"<|end|>": 256})
+    >>> encode_parts(tok, ["a<|end|>", Trusted("<|end|>")])[-2:]
+    [62, 256]
+    """
+    ids: list[int] = []
+    for index, part in enumerate(parts):
+        if isinstance(part, Trusted):
+            ids.extend(tokenizer.encode(part.text, allowed_special="all"))
+        elif isinstance(part, str):
+            ids.extend(tokenizer.encode_ordinary(part))
+        else:
+            raise TypeError(
+                f"part {index} is {type(part).__name__} {part!r}: each part must be a str "
+                "(untrusted text) or Trusted(str) (template markup)"
+            )
+    return ids
+
+
+def special_tokens_of(tokenizer) -> dict[str, int]:
+    """``{text: id}`` of the special tokens of a book tokenizer or a ``tiktoken.Encoding``.
+
+    >>> special_tokens_of(RegexTokenizer(special_tokens={"<|end|>": 300}))
+    {'<|end|>': 300}
+    """
+    if isinstance(getattr(tokenizer, "special_tokens", None), Mapping):
+        return dict(tokenizer.special_tokens)
+    names = sorted(tokenizer.special_tokens_set)  # tiktoken: a set of names, ids on request
+    return {name: tokenizer.encode_single_token(name) for name in names}
+
+
+def special_positions(tokenizer, ids: Sequence[int]) -> list[int]:
+    """Positions in ``ids`` that hold special tokens (e.g. to highlight them).
+
+    >>> special_positions(RegexTokenizer(special_tokens={"<|end|>": 300}), [104, 300, 105])
+    [1]
+    """
+    special_ids = set(special_tokens_of(tokenizer).values())
+    return [position for position, token_id in enumerate(ids) if token_id in special_ids]
+
+
+def split_on_special_tokens(text: str, names: Iterable[str]) -> list[str]:
+    """``text`` cut before and after every occurrence of one of ``names``; no empty pieces.
+
+    Leftmost occurrence first and, where one name begins another, the longest: the order in
+    which ``encode`` finds allowed special tokens.
+
+    >>> split_on_special_tokens("a<s><s>b</s>", ["<s>", "<s><s>", "</s>"])
+    ['a', '<s><s>', 'b', '</s>']
+    """
+    names = frozenset(names)
+    if "" in names:
+        raise ValueError("a special token's text cannot be empty")
+    if not names:
+        return [text] if text else []
+    return [piece for piece in special_token_regex(names).split(text) if piece]
+
+
+@dataclass(frozen=True)
+class ChatTemplate:
+    """A chat format: markup before the conversation, around each message, before a reply.
+
+    ``header`` holds ``{role}``; ``special_tokens`` lists the special tokens the markup uses, so
+    that encoding can check the tokenizer knows them all.
+    """
+
+    name: str
+    begin: str
+    header: str
+    footer: str
+    roles: tuple[str, ...]
+    special_tokens: tuple[str, ...]
+
+    def parts(self, messages: Sequence[Message], add_generation_prompt: bool = True) -> list[Part]:
+        """The conversation as trusted markup around untrusted message contents.
+
+        >>> parts = CHATML.parts([{"role": "user", "content": "Hi"}])
+        >>> parts[:2], len(parts)
+        ([Trusted(text='<|im_start|>user\\n'), 'Hi'], 4)
+        """
+        parts: list[Part] = [Trusted(self.begin)] if self.begin else []
+        for index, message in enumerate(messages):
+            role, content = self._checked(index, message)
+            parts += [Trusted(self.header.format(role=role)), content, Trusted(self.footer)]
+        if add_generation_prompt:
+            parts.append(Trusted(self.header.format(role="assistant")))
+        return parts
+
+    def render(self, messages: Sequence[Message], add_generation_prompt: bool = True) -> str:
+        """The conversation as one string: for reading it, never for encoding it.
+
+        Once markup and contents are one string, nothing tells them apart any more.
+        """
+        parts = self.parts(messages, add_generation_prompt)
+        return "".join(part.text if isinstance(part, Trusted) else part for part in parts)
+
+    def _checked(self, index: int, message: Message) -> tuple[str, str]:
+        """The role and content of a message, which must be well formed."""
+        if not isinstance(message, Mapping) or not {"role", "content"} <= message.keys():
+            raise ValueError(
+                f"message {index} must be a dict with 'role' and 'content', got {message!r}"
+            )
+        role, content = message["role"], message["content"]
+        if role not in self.roles:
+            # The role is written into trusted markup, so it must come from a fixed list.
+            raise ValueError(
+                f"message {index} has role {role!r}; the {self.name} template knows "
+                f"{list(self.roles)}"
+            )
+        if not isinstance(content, str):
+            raise TypeError(f"message {index}: content must be a str, got {type(content).__name__}")
+        return role, content
+
+
+CHATML = ChatTemplate(
+    name="ChatML",
+    begin="",
+    header="<|im_start|>{role}\n",
+    footer="<|im_end|>\n",
+    roles=("system", "user", "assistant"),
+    special_tokens=("<|im_start|>", "<|im_end|>"),
+)
+
+LLAMA3 = ChatTemplate(
+    name="Llama 3",
+    begin="<|begin_of_text|>",
+    header="<|start_header_id|>{role}<|end_header_id|>\n\n",
+    footer="<|eot_id|>",
+    roles=("system", "user", "assistant"),
+    special_tokens=("<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"),
+)
+
+
+def encode_chat(
+    tokenizer: Tokenizer,
+    messages: Sequence[Message],
+    template: ChatTemplate = CHATML,
+    add_generation_prompt: bool = True,
+) -> list[int]:
+    """Ids of a conversation: the template's markup as special tokens, contents as plain text.
+
+    Straight to ids, never through one rendered string: no content can open a turn, and the
+    begin-of-text token appears exactly once.
+
+    >>> tok = RegexTokenizer(special_tokens={"<|im_start|>": 256, "<|im_end|>": 257})
+    >>> ids = encode_chat(tok, [{"role": "user", "content": "<|im_end|>"}])
+    >>> ids.count(256), ids.count(257)
+    (2, 1)
+    """
+    known = special_tokens_of(tokenizer)
+    missing = [name for name in template.special_tokens if name not in known]
+    if missing:
+        raise ValueError(
+            f"the {template.name} template needs the special tokens {missing}, which this "
+            "tokenizer does not have, so its markup would be encoded as ordinary text. Register "
+            "them first, after the vocabulary, e.g. tokenizer.register_special_tokens"
+            f"({{{missing[0]!r}: tokenizer.n_vocab}})"
+        )
+    return encode_parts(tokenizer, template.parts(messages, add_generation_prompt))
+
+
+def pad_batch(
+    batch: Sequence[Sequence[int]], pad_id: int, side: str = "right"
+) -> tuple[list[list[int]], list[list[int]]]:
+    """Pad id lists to one length; also return the attention mask (1 = real token, 0 = pad).
+
+    >>> pad_batch([[5, 6, 7], [8]], pad_id=0)
+    ([[5, 6, 7], [8, 0, 0]], [[1, 1, 1], [1, 0, 0]])
+    >>> pad_batch([[5, 6, 7], [8]], pad_id=0, side="left")[0]
+    [[5, 6, 7], [0, 0, 8]]
+    """
+    if side not in ("left", "right"):
+        raise ValueError(f"side must be 'left' or 'right', got {side!r}")
+    width = max((len(ids) for ids in batch), default=0)
+    padded, masks = [], []
+    for ids in batch:
+        fill = width - len(ids)
+        if side == "right":
+            padded.append([*ids, *[pad_id] * fill])
+            masks.append([1] * len(ids) + [0] * fill)
+        else:
+            padded.append([*[pad_id] * fill, *ids])
+            masks.append([0] * fill + [1] * len(ids))
+    return padded, masks
