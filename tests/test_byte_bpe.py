@@ -252,7 +252,7 @@ def test_strict_decode_explains_a_truncated_character():
 
 
 def test_strict_decode_explains_bytes_that_never_start_a_character():
-    with pytest.raises(InvalidUTF8Error, match=r"token 1 hold bytes ff.*invalid start byte"):
+    with pytest.raises(InvalidUTF8Error, match=r"token 1 holds bytes ff.*invalid start byte"):
         ByteTokenizer().decode([104, 255, 105], errors="strict")
     with pytest.raises(InvalidUTF8Error, match="out of order"):
         ByteTokenizer().decode([0x82, 0xE2, 0xAC], errors="strict")

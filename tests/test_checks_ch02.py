@@ -5,17 +5,7 @@ import pytest
 from book.checks import ch02
 from book.tokenizers.characters import CharTokenizer
 
-
-def line(capsys, check, *answers) -> str:
-    """The one line a check prints for the given answers."""
-    check(*answers)
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, out
-    return out
-
-
-def passes(capsys, check, *answers) -> bool:
-    return line(capsys, check, *answers).startswith("✔")
+from check_helpers import line, passes
 
 
 def encode_right(text, vocab, unk=False):

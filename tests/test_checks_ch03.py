@@ -8,13 +8,7 @@ import regex
 from book.checks import ch03
 from book.tokenizers.words import WordTokenizer, oov_rate, split_words, vocab_from_counts, word_counts
 
-
-def passes(capsys, check, *answers) -> bool:
-    """Whether the one line a check prints says it passed."""
-    check(*answers)
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, out
-    return out.startswith("✔")
+from check_helpers import passes
 
 
 def build_vocab_right(words, min_freq=1, max_size=None):

@@ -18,16 +18,7 @@ from book.tokenizers.regex_bpe import (
     split_token,
 )
 
-CHECKS = [ch06.check_chunk_counts, ch06.check_crossing_tokens, ch06.check_train_regex,
-          ch06.check_encode_regex, ch06.check_recover, ch06.check_build_encoder]
-
-
-def passes(capsys, check, *answers) -> bool:
-    """Whether the one line a check prints says it passed."""
-    check(*answers)
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, out
-    return out.startswith("✔")
+from check_helpers import passes
 
 
 def crossing_right(vocab, pattern):
@@ -59,15 +50,6 @@ def test_right_answers_pass(capsys):
     assert passes(capsys, ch06.check_encode_regex, encode_right)
     assert passes(capsys, ch06.check_recover, recover_right)
     assert passes(capsys, ch06.check_build_encoder, build_right)
-
-
-def test_undefined_and_unattempted_answers_fail(capsys):
-    def unattempted(*args):
-        raise NotImplementedError
-
-    for check in CHECKS:
-        assert not passes(capsys, check, None)
-        assert not passes(capsys, check, unattempted)
 
 
 def test_test_set_is_varied():

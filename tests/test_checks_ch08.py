@@ -5,13 +5,7 @@ import pytest
 from book.checks import ch08
 from book.encodings import get_encoding
 
-
-def passes(capsys, check, *answers) -> bool:
-    """Whether the one line a check prints says it passed."""
-    check(*answers)
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, out
-    return out.startswith("✔")
+from check_helpers import passes
 
 
 def prompt_cost_right(text, encoding_name, usd_per_million):

@@ -68,19 +68,19 @@ class InvalidUTF8Error(UnicodeDecodeError):
         """Rephrase ``error`` (from decoding ``b"".join(pieces)``) in terms of tokens."""
         first, last = _tokens_covering(pieces, error.start, error.end)
         bad = error.object[error.start : error.end]
-        where = f"token {first}" if first == last else f"tokens {first}-{last}"
+        where = f"token {first} holds" if first == last else f"tokens {first}-{last} hold"
         lead = bad[0]
         expected = 2 if 0xC0 <= lead < 0xE0 else 3 if 0xE0 <= lead < 0xF0 else 4
         if error.reason == "unexpected end of data":
             what = (
-                f"the ids end in the middle of a character: {where} hold bytes {bad.hex(' ')}, "
+                f"the ids end in the middle of a character: {where} bytes {bad.hex(' ')}, "
                 f"only {len(bad)} of the {expected} bytes that byte 0x{lead:02x} starts. "
                 "The id list was cut before the rest of the character (e.g. truncated, or "
                 "generation stopped), since byte-level tokens can split a character"
             )
         else:
             what = (
-                f"{where} hold bytes {bad.hex(' ')}, which are not valid UTF-8 here "
+                f"{where} bytes {bad.hex(' ')}, which are not valid UTF-8 here "
                 f"({error.reason}): the ids cut a multi-byte character in half, or hold its "
                 "bytes out of order"
             )

@@ -27,11 +27,12 @@ from tiny_bpe import (
     fixture_tokenizer,
 )
 
-from book.show.examples import STEPPER_TEXT, english_char_bpe
 from book.show.examples import (
     BYTE_STEPPER_TEXT,
     REGEX_STEPPER_ENCODING,
     REGEX_STEPPER_TEXT,
+    STEPPER_TEXT,
+    english_char_bpe,
     parallel_byte_bpe,
     tiktoken_regex_bpe,
 )
