@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 DOWNLOADS := .cache/downloads
 BUILD_FLAGS := -W -n --keep-going
 
-.PHONY: book test setup setup-test encodings exercises browser-deps clean
+.PHONY: book test bench setup setup-test encodings exercises browser-deps clean
 
 book: setup
 	$(VENV)/bin/jupyter-book build . $(BUILD_FLAGS)
@@ -41,6 +41,10 @@ encodings: $(VENV)/.book-installed
 browser-deps: $(VENV)/.dev-installed
 	sh tools/ensure_chromium.sh
 	$(PY) tools/fetch_widget_js.py
+
+# Speed-ups of the fast BPE code over the obvious code, as ratios measured in one process.
+bench: setup
+	$(PY) benchmarks/bench_bpe.py
 
 # Regenerate exercises/ from solutions/ (the single source).
 exercises: setup
