@@ -11,9 +11,15 @@ BUILD_FLAGS := -W -n --keep-going
 
 .PHONY: book test bench setup setup-test encodings exercises browser-deps clean
 
-book: setup
+book: setup _build/.package-stamp
 	$(VENV)/bin/jupyter-book build . $(BUILD_FLAGS)
 	@echo "Open _build/html/index.html"
+
+# The execution cache is keyed on each notebook's own code, so a change to the companion package
+# (which the notebooks import) must clear it, or pages would keep outputs of the old package.
+_build/.package-stamp: $(shell find book -name '*.py' -o -path 'book/data/*' -type f)
+	rm -rf _build/.jupyter_cache
+	mkdir -p _build && touch $@
 
 test: setup-test
 	$(PY) -m pytest

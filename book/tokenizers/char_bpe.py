@@ -26,10 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from itertools import pairwise
-from numbers import Integral
 
 from book.tokenizers.characters import UNK, describe_char
-from book.tokenizers.errors import UnknownIdError, UnknownTokenError
+from book.tokenizers.errors import UnknownTokenError, tokens_for_ids
 from book.tokenizers.trace import Step, initial_step
 
 END_OF_WORD = "</w>"
@@ -236,12 +235,7 @@ class CharBPE:
         >>> bpe.decode(bpe.encode(" bug\\n\\tbug "))
         'bug bug'
         """
-        tokens = []
-        for token_id in ids:
-            is_id = isinstance(token_id, Integral) and not isinstance(token_id, bool)
-            if not is_id or not 0 <= token_id < self.vocab_size:
-                raise UnknownIdError(token_id, self.vocab_size)
-            tokens.append(self.vocab[token_id])
+        tokens = tokens_for_ids(self.vocab, ids, self.vocab_size)
         # A word's last token always ends with the marker, so the text ends with one space.
         return "".join(tokens).replace(END_OF_WORD, " ").removesuffix(" ")
 

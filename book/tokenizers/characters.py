@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from book.tokenizers.errors import UnknownIdError, UnknownTokenError
+from book.tokenizers.errors import UnknownTokenError, tokens_for_ids
 
 UNK = "<unk>"
 
@@ -98,13 +98,7 @@ class CharTokenizer:
         >>> CharTokenizer.train("abc").decode([2, 0, 1])
         'cab'
         """
-        pieces = []
-        for token_id in ids:
-            piece = self.itos.get(token_id)
-            if piece is None:
-                raise UnknownIdError(token_id, self.vocab_size)
-            pieces.append(piece)
-        return "".join(pieces)
+        return "".join(tokens_for_ids(self.itos, ids, self.vocab_size))
 
     def _unknown(self, ch: str, position: int) -> UnknownTokenError:
         """The error for a character outside the alphabet, with what to do about it."""

@@ -1,6 +1,6 @@
-"""Exceptions shared by every tokenizer in the book.
+"""Exceptions shared by every tokenizer in the book, and the id lookup that raises them.
 
-Both are ``ValueError`` subclasses, so ``except ValueError`` still catches them; their messages
+The errors are ``ValueError`` subclasses (``InvalidUTF8Error`` a ``UnicodeDecodeError``), so ``except ValueError`` still catches them; their messages
 say what happened and what to do about it.
 
 >>> issubclass(UnknownTokenError, ValueError) and issubclass(UnknownIdError, ValueError)
@@ -8,6 +8,12 @@ True
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from numbers import Integral
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 class UnknownTokenError(ValueError):
@@ -46,6 +52,22 @@ class UnknownIdError(ValueError):
         self.token_id = token_id
         self.vocab_size = vocab_size
 
+
+
+def tokens_for_ids(table: Mapping[int, T] | Sequence[T], ids: Iterable[object], vocab_size: int) -> list[T]:
+    """The tokens ``table[i]`` for ``ids``; an id outside ``0 .. vocab_size - 1`` raises UnknownIdError.
+
+    Every decoder of the book starts here, so they all reject bad ids the same way.
+
+    >>> tokens_for_ids(["a", "b"], [1, 0], vocab_size=2)
+    ['b', 'a']
+    """
+    tokens = []
+    for token_id in ids:
+        if isinstance(token_id, bool) or not isinstance(token_id, Integral) or not 0 <= token_id < vocab_size:
+            raise UnknownIdError(token_id, vocab_size)
+        tokens.append(table[token_id])
+    return tokens
 
 class InvalidUTF8Error(UnicodeDecodeError):
     """Strict decoding met token bytes that are not valid UTF-8, typically half a character.

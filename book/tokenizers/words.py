@@ -26,7 +26,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 
 import regex
 
-from book.tokenizers.errors import UnknownIdError, UnknownTokenError
+from book.tokenizers.errors import UnknownTokenError, tokens_for_ids
 
 UNK = "[UNK]"
 
@@ -193,13 +193,7 @@ class WordTokenizer:
         >>> WordTokenizer(["world", "hello", "!"]).decode([1, 0, 2])
         'hello world !'
         """
-        words = []
-        for token_id in ids:
-            word = self.itos.get(token_id)
-            if word is None:
-                raise UnknownIdError(token_id, self.vocab_size)
-            words.append(word)
-        return " ".join(words)
+        return " ".join(tokens_for_ids(self.itos, ids, self.vocab_size))
 
     def _unknown(self, word: str, index: int) -> UnknownTokenError:
         """The error for a word outside the vocabulary, with what to do about it."""

@@ -4,7 +4,8 @@ Each target is a built HTML page plus the traces (computed here, in Python) that
 must show, in page order. The fixture book is built from ``fixture_book/`` in a temporary
 directory; a chapter of the real book joins as another :class:`StepperPage`, e.g.
 ``StepperPage("stepper-04_char_bpe", built_book_page("chapters/04_char_bpe.html"), traces)``
-where ``traces`` recomputes the chapter's example with ``book.tokenizers``.
+where ``traces`` recomputes the chapter's example with ``book.tokenizers``; the real book is
+built once per session by the ``built_book`` fixture, which the build test shares.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class StepperPage:
     """A page to test: how to get its HTML file, and the trace of each stepper on it."""
 
     name: str  # also the screenshot's file name
-    build: Callable[[Path], Path]  # given a scratch directory, return the built .html page
+    build: Callable[[Path, pytest.FixtureRequest], Path]  # scratch dir, request -> built .html page
     traces: Callable[[], list[Trace]]
 
 
@@ -60,7 +61,7 @@ def jupyter_book() -> str:
     return str(beside_python) if beside_python.exists() else shutil.which("jupyter-book")
 
 
-def build_fixture_book(scratch: Path) -> Path:
+def build_fixture_book(scratch: Path, request: pytest.FixtureRequest) -> Path:
     """Build ``fixture_book/`` (executing its notebook) and return its stepper page."""
     source = scratch / "fixture_book"
     shutil.copytree(HERE / "fixture_book", source)
@@ -74,14 +75,14 @@ def build_fixture_book(scratch: Path) -> Path:
     return source / "_build" / "html" / "stepper.html"
 
 
-def built_book_page(relative: str) -> Callable[[Path], Path]:
-    """A page of the real book, which `make book` builds into ``_build/html``."""
+def built_book_page(relative: str) -> Callable[[Path, pytest.FixtureRequest], Path]:
+    """A page of the real book, built into ``_build/html`` once per session (as `make book` does)."""
 
-    def page(scratch: Path) -> Path:
-        path = ROOT / "_build" / "html" / relative
-        if not path.exists():
-            pytest.fail(f"{path} does not exist: run `make book` first", pytrace=False)
-        return path
+    def page(scratch: Path, request: pytest.FixtureRequest) -> Path:
+        build = request.getfixturevalue("built_book")
+        if build.returncode != 0:
+            pytest.fail(f"the book did not build:\n{(build.stdout + build.stderr)[-4000:]}", pytrace=False)
+        return ROOT / "_build" / "html" / relative
 
     return page
 
@@ -115,7 +116,7 @@ PAGES = [
 def target(request, tmp_path_factory, serve) -> tuple[StepperPage, Path, str]:
     """A target page, built once per session, and its URL on the loopback server."""
     spec: StepperPage = request.param
-    html_page = spec.build(tmp_path_factory.mktemp(spec.name))
+    html_page = spec.build(tmp_path_factory.mktemp(spec.name), request)
     site = html_page.parent
     while not (site / "_static").is_dir():  # serve from the site root so _static/ resolves
         site = site.parent
