@@ -21,7 +21,7 @@ _build/.package-stamp: $(shell find book -name '*.py' -o -path 'book/data/*' -ty
 	rm -rf _build/.jupyter_cache
 	mkdir -p _build && touch $@
 
-test: setup-test
+test: setup-test _build/.package-stamp
 	$(PY) -m pytest
 
 setup: $(VENV)/.book-installed encodings
