@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import importlib.util
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,8 @@ from types import ModuleType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
+# Debian's Chromium by default; CHROMIUM=/path/to/chrome points elsewhere (e.g. on a CI runner).
+CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 # Offline and quiet: no GPU, no QUIC, and none of Chromium's own calls home.
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
