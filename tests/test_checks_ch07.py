@@ -15,16 +15,24 @@ def test_doctests():
     assert doctest.testmod(ch07).failed == 0
 
 
-def encode_right(tok, text, allowed_special=frozenset(), disallowed_special="all"):
-    names = set(tok.special_tokens)
-    allowed = names if allowed_special == "all" else set(allowed_special)
-    disallowed = names - allowed if disallowed_special == "all" else set(disallowed_special)
-    if any(name in text for name in disallowed):
-        raise ValueError("disallowed special token")
-    ids = []
-    for piece in split_on_special_tokens(text, allowed):
-        ids += [tok.special_tokens[piece]] if piece in allowed else tok.encode_ordinary(piece)
-    return ids
+def encoder_splitting_with(split):
+    """A tiktoken-style encode that finds the allowed specials with ``split(text, allowed)``."""
+
+    def encode(tok, text, allowed_special=frozenset(), disallowed_special="all"):
+        names = set(tok.special_tokens)
+        allowed = names if allowed_special == "all" else set(allowed_special)
+        disallowed = names - allowed if disallowed_special == "all" else set(disallowed_special)
+        if any(name in text for name in disallowed):
+            raise ValueError("disallowed special token")
+        ids = []
+        for piece in split(text, allowed):
+            ids += [tok.special_tokens[piece]] if piece in allowed else tok.encode_ordinary(piece)
+        return ids
+
+    return encode
+
+
+encode_right = encoder_splitting_with(split_on_special_tokens)
 
 
 def encode_segments_right(tok, segments):
@@ -106,16 +114,7 @@ def ignores_explicit_disallowed(tok, text, allowed_special=frozenset(), disallow
     return encode_right(tok, text, allowed_special, "all" if disallowed_special == "all" else ())
 
 
-def shortest_special_first(tok, text, allowed_special=frozenset(), disallowed_special="all"):
-    names = set(tok.special_tokens)
-    allowed = names if allowed_special == "all" else set(allowed_special)
-    disallowed = names - allowed if disallowed_special == "all" else set(disallowed_special)
-    if any(name in text for name in disallowed):
-        raise ValueError("disallowed special token")
-    ids = []
-    for piece in shortest_first(text, allowed):
-        ids += [tok.special_tokens[piece]] if piece in allowed else tok.encode_ordinary(piece)
-    return ids
+shortest_special_first = encoder_splitting_with(shortest_first)
 
 
 @pytest.mark.parametrize("wrong", [never_raises, everything_special, ignores_explicit_disallowed,
