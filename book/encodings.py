@@ -73,7 +73,11 @@ def default_cache_dir() -> Path:
     """
     if os.environ.get("TIKTOKEN_CACHE_DIR"):
         return Path(os.environ["TIKTOKEN_CACHE_DIR"])
-    return Path(sys.prefix) / "share" / "tiktoken-cache"
+    in_environment = Path(sys.prefix) / "share" / "tiktoken-cache"
+    if in_environment.is_dir() or os.access(sys.prefix, os.W_OK):
+        return in_environment
+    # A read-only system Python (no virtual environment): the user's own cache folder.
+    return Path.home() / ".cache" / "tiktoken"
 
 
 def cache_key(url: str) -> str:
