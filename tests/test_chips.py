@@ -13,6 +13,7 @@ from book.show.chips import (
     CHIPS_CSS,
     PALETTE,
     VISIBLE_WHITESPACE,
+    ZERO_WIDTH,
     chips_html,
     color_index,
     hex_label,
@@ -153,3 +154,10 @@ def test_a_lone_end_of_word_token_is_shown_full_size():
     # Some trainers keep </w> as a token of its own until a merge joins it to a character.
     assert 'class="tfs-eow tfs-solo"' in piece_html("</w>")
     assert "tfs-solo" not in piece_html("g</w>")
+
+
+@pytest.mark.parametrize("char", sorted(ZERO_WIDTH))
+def test_zero_width_characters_are_named_not_hidden(char):
+    family = "\U0001F468" + char + "\U0001F469"
+    html_text = chips_html([family])
+    assert ZERO_WIDTH[char] in html_text and char not in html_text

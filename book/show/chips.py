@@ -36,6 +36,11 @@ END_OF_WORD = "</w>"
 # Every other C0 control character becomes its Unicode "control picture" (U+2400 + code).
 VISIBLE_WHITESPACE: dict[str, str] = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍", "\u00a0": "⍽"}
 
+# Zero-width characters change how text renders (a ZWJ glues emoji into one glyph) while
+# showing nothing; a tokenizer sees them as code points like any other, so the chips name them.
+ZERO_WIDTH: dict[str, str] = {"\u200b": "ZWSP", "\u200c": "ZWNJ", "\u200d": "ZWJ", "\u2060": "WJ",
+                              "\ufeff": "BOM"}
+
 # One style sheet for every chip, so each chip only carries a class and its colour.
 # Class names are prefixed "tfs-" (Tokenization from Scratch) so they never clash with a theme.
 CHIPS_CSS = """<style>
@@ -48,6 +53,7 @@ CHIPS_CSS = """<style>
 .tfs-eow{font-size:75%;margin-left:1px}
 .tfs-eow.tfs-solo{font-size:100%;margin-left:0}
 .tfs-hex{font-size:85%;color:#333}
+.tfs-zw{font-size:65%;color:#555;border:1px dotted #777;border-radius:2px;padding:0 1px}
 .tfs-id{font-size:70%;color:#333;margin-left:3px;vertical-align:sub}
 .tfs-br{flex-basis:100%;height:0}
 </style>"""
@@ -67,13 +73,18 @@ def color_index(key: int | Piece, n_colors: int = len(PALETTE)) -> int:
 
 
 def visible_text(text: str) -> str:
-    """HTML for ``text`` with whitespace and control characters made visible.
+    """HTML for ``text`` with whitespace, zero-width and control characters made visible.
 
     >>> visible_text("a b\\n")
     'a<span class="tfs-ws">·</span>b<span class="tfs-ws">↵</span>'
+    >>> visible_text("\\u200d")
+    '<span class="tfs-ws tfs-zw">ZWJ</span>'
     """
     parts = []
     for char in text:
+        if char in ZERO_WIDTH:
+            parts.append(f'<span class="tfs-ws tfs-zw">{ZERO_WIDTH[char]}</span>')
+            continue
         if char in VISIBLE_WHITESPACE:
             stand_in = VISIBLE_WHITESPACE[char]
         elif ord(char) < 0x20 or ord(char) == 0x7F:
