@@ -3,6 +3,7 @@
     python -m book.exercises              # regenerate every exercise from solutions/
     python -m book.exercises --check      # exit 1 listing exercises that are out of date
     python -m book.exercises PATH --out DIR
+    python -m book.exercises --force      # also over a notebook holding a learner's work (kept as a backup)
 
 What changes from a solutions notebook to its exercise notebook:
 
@@ -21,9 +22,12 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import sys
+import time
 from pathlib import Path
 
+import nbformat
 from nbformat import NotebookNode
 
 from book.checks.core import PASS_LINE
@@ -162,6 +166,31 @@ def exercise_text(solutions_path: Path) -> str:
     return notebook_text(make_exercise(read_notebook(solutions_path), shown(solutions_path)))
 
 
+def learner_work(existing: NotebookNode, generated: NotebookNode) -> list[str]:
+    """Signs that a learner worked in an exercise notebook, which the generator never produces.
+
+    A task whose ``raise NotImplementedError()`` is gone, a "Your answer" prompt that was
+    replaced, a cell that was run: regenerating over any of these would lose the learner's work.
+    An exercise that is merely out of date (its solutions changed) shows none of them.
+    """
+    fresh = {cell.get("id"): cell for cell in generated.cells}
+    signs = []
+    for index, cell in enumerate(existing.cells):
+        template = fresh.get(cell.get("id"))
+        if cell.cell_type == "code" and not is_check_cell(cell) and (cell.get("outputs") or cell.get("execution_count")):
+            signs.append(f"cell {index} was run")
+        elif template is not None and template.source.count(PLACEHOLDER[1]) > cell.source.count(PLACEHOLDER[1]):
+            signs.append(f"cell {index} has code in place of `{PLACEHOLDER[1]}`")
+        elif template is not None and YOUR_ANSWER in template.source and YOUR_ANSWER not in cell.source:
+            signs.append(f"cell {index} holds a written answer")
+    return signs
+
+
+def backup_path(exercise: Path) -> Path:
+    """Where --force keeps a copy of a learner's notebook before regenerating it."""
+    return exercise.with_name(f"{exercise.stem}.backup-{time.strftime('%Y%m%d-%H%M%S')}.ipynb")
+
+
 def _targets(names: list[str], out: Path | None) -> list[tuple[Path, Path]]:
     """(solutions path, exercise path) pairs for the command line's arguments."""
     if not names and not SOLUTIONS.is_dir():
@@ -194,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="solutions notebooks (paths, or stems like 01_text_to_numbers); default: all of solutions/")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if an exercise differs")
     parser.add_argument("--out", type=Path, metavar="DIR", help="write (or check) the exercises in DIR instead of exercises/")
+    parser.add_argument("--force", action="store_true",
+                        help="regenerate even an exercise that holds a learner's work (a backup copy is kept)")
     args = parser.parse_args(argv)
     try:
         pairs = _targets(args.notebooks, args.out)
@@ -214,14 +245,36 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"all {len(texts)} exercise notebooks are up to date")
         return 0
+    refused = 0
     for exercise, text in texts:
+        if exercise in stale and exercise.is_file():
+            signs = _learner_work_in(exercise, text)
+            if signs and not args.force:
+                refused += 1
+                print(f"error: {shown(exercise)} holds your work ({'; '.join(signs)}), so it was not "
+                      f"regenerated. Move it elsewhere (e.g. my_work/) and run again, or pass --force "
+                      f"to regenerate it after keeping a copy.", file=sys.stderr)
+                continue
+            if signs:
+                backup = backup_path(exercise)
+                shutil.copy2(exercise, backup)
+                print(f"kept your work as {shown(backup)}")
         if exercise in stale:
             exercise.parent.mkdir(parents=True, exist_ok=True)
             exercise.write_text(text, encoding="utf-8")
         print(f"{'wrote' if exercise in stale else 'unchanged'} {shown(exercise)}")
     for orphan in orphans:
         print(f"warning: {shown(orphan)} has no solutions notebook (left alone)", file=sys.stderr)
-    return 0
+    return 2 if refused else 0
+
+
+def _learner_work_in(exercise: Path, generated_text: str) -> list[str]:
+    """learner_work for a file; one that is not a readable notebook is a learner's file too."""
+    try:
+        existing = read_notebook(exercise)
+    except NotebookError as error:
+        return [f"it is not a notebook the generator wrote ({error})"]
+    return learner_work(existing, nbformat.reads(generated_text, as_version=4))
 
 
 if __name__ == "__main__":

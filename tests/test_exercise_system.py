@@ -339,6 +339,49 @@ def test_demo_exercise_generation_is_deterministic_and_checked(tmp_path):
     assert stale.returncode == 1 and "99_demo.ipynb differs" in stale.stdout
 
 
+
+def _generated_demo(tmp_path: Path) -> tuple[Path, nbformat.NotebookNode]:
+    """The demo exercise, generated into tmp_path, and its notebook."""
+    assert run("-m", "book.exercises", str(DEMO), "--out", str(tmp_path)).returncode == 0
+    out = tmp_path / "99_demo.ipynb"
+    return out, nbformat.read(out, as_version=4)
+
+
+def _first_task_cell(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    return next(cell for cell in nb.cells if "raise NotImplementedError()" in cell.source)
+
+
+@pytest.mark.parametrize("how", ["answered", "ran", "wrote an answer"])
+def test_regenerating_never_overwrites_a_learners_work(tmp_path, how):
+    out, nb = _generated_demo(tmp_path)
+    if how == "answered":
+        cell = _first_task_cell(nb)
+        cell.source = cell.source.replace("raise NotImplementedError()", "return [ord(c) for c in text]")
+    elif how == "ran":
+        _first_task_cell(nb).execution_count = 1
+    else:
+        prompt = next(cell for cell in nb.cells if exercises.YOUR_ANSWER in cell.source)
+        prompt.source = "Four bytes: code points above U+FFFF."
+    nbformat.write(nb, out)
+    work = out.read_bytes()
+    refused = run("-m", "book.exercises", str(DEMO), "--out", str(tmp_path))
+    assert refused.returncode == 2 and "holds your work" in refused.stderr
+    assert out.read_bytes() == work
+    forced = run("-m", "book.exercises", str(DEMO), "--out", str(tmp_path), "--force")
+    assert forced.returncode == 0 and "kept your work as" in forced.stdout
+    backups = list(tmp_path.glob("99_demo.backup-*.ipynb"))
+    assert len(backups) == 1 and backups[0].read_bytes() == work
+    assert out.read_text(encoding="utf-8") == exercises.exercise_text(DEMO)
+
+
+def test_an_out_of_date_exercise_without_learner_work_is_regenerated(tmp_path):
+    out, nb = _generated_demo(tmp_path)
+    nb.cells[0].source += "\n\nAn older wording of the introduction."
+    nbformat.write(nb, out)
+    again = run("-m", "book.exercises", str(DEMO), "--out", str(tmp_path))
+    assert again.returncode == 0 and "wrote" in again.stdout
+    assert out.read_text(encoding="utf-8") == exercises.exercise_text(DEMO)
+
 def test_demo_exercise_content():
     nb = make_exercise(read_notebook(DEMO))
     sources = [cell.source for cell in nb.cells]
