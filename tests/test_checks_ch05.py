@@ -9,7 +9,7 @@ import pytest
 from book.checks import ch05
 from book.tokenizers.bpe_core import build_vocab, get_pair_counts, merge, train_naive
 from book.tokenizers.byte_bpe import ByteTokenizer
-from book.tokenizers.compression import bytes_per_token
+from book.tokenizers.compression import bytes_per_token_curve
 
 from check_helpers import passes
 
@@ -40,7 +40,7 @@ def decode_right(ids, vocab, errors="replace"):
 
 
 def bytes_per_token_right(text, merges, vocab_sizes):
-    return bytes_per_token(ByteTokenizer(merges), text, [v - 256 for v in vocab_sizes])
+    return bytes_per_token_curve(ByteTokenizer(merges), text, [v - 256 for v in vocab_sizes])
 
 
 def test_right_answers_pass(capsys):

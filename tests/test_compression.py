@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from book import corpora
 from book.tokenizers import compression
 from book.tokenizers.byte_bpe import ByteTokenizer
-from book.tokenizers.compression import bytes_per_token, distinct_chunks, token_counts
+from book.tokenizers.compression import bytes_per_token_curve, distinct_chunks, token_count_curve
 from book.tokenizers.patterns import GPT2_PATTERN
 from book.tokenizers.regex_bpe import RegexTokenizer
 
@@ -37,34 +37,34 @@ def test_doctests():
 def test_counts_equal_encoding_with_the_first_k_merges(tokenizer):
     checkpoints = [0, 1, 7, 100, 343, 344, 600 - 256]
     expected = [len(cut(tokenizer, k).encode(HELDOUT)) for k in checkpoints]
-    assert token_counts(tokenizer, HELDOUT, checkpoints) == expected
+    assert token_count_curve(tokenizer, HELDOUT, checkpoints) == expected
 
 
 @given(text=any_text, checkpoints=st.lists(st.integers(0, 344), max_size=6))
 def test_counts_equal_encoding_on_any_text_and_checkpoints(text, checkpoints):
     for tokenizer in (BYTE, REGEX):
         expected = [len(cut(tokenizer, k).encode(text)) for k in checkpoints]
-        assert token_counts(tokenizer, text, checkpoints) == expected
+        assert token_count_curve(tokenizer, text, checkpoints) == expected
 
 
 def test_more_merges_never_mean_more_tokens():
-    counts = token_counts(BYTE, HELDOUT, range(345))
+    counts = token_count_curve(BYTE, HELDOUT, range(345))
     assert all(a >= b for a, b in zip(counts, counts[1:]))
     assert counts[0] == len(HELDOUT.encode("utf-8"))
 
 
 def test_checkpoints_keep_their_order_and_repeats():
-    forward = token_counts(BYTE, HELDOUT, [0, 50, 344])
-    assert token_counts(BYTE, HELDOUT, [344, 0, 50, 0]) == [forward[2], forward[0], forward[1], forward[0]]
+    forward = token_count_curve(BYTE, HELDOUT, [0, 50, 344])
+    assert token_count_curve(BYTE, HELDOUT, [344, 0, 50, 0]) == [forward[2], forward[0], forward[1], forward[0]]
 
 
 def test_bytes_per_token_is_bytes_over_tokens():
     text = "naïve café 🦙 " + HELDOUT[:500]
-    counts = token_counts(BYTE, text, [0, 344])
+    counts = token_count_curve(BYTE, text, [0, 344])
     n_bytes = len(text.encode("utf-8"))
-    assert bytes_per_token(BYTE, text, [0, 344]) == [n_bytes / counts[0], n_bytes / counts[1]]
-    assert bytes_per_token(BYTE, text, [0])[0] == 1.0
-    assert bytes_per_token(BYTE, "", [0, 10]) == [0.0, 0.0]
+    assert bytes_per_token_curve(BYTE, text, [0, 344]) == [n_bytes / counts[0], n_bytes / counts[1]]
+    assert bytes_per_token_curve(BYTE, text, [0])[0] == 1.0
+    assert bytes_per_token_curve(BYTE, "", [0, 10]) == [0.0, 0.0]
 
 
 def test_regex_tokenizer_counts_each_distinct_chunk_once_with_its_weight():
@@ -75,9 +75,9 @@ def test_regex_tokenizer_counts_each_distinct_chunk_once_with_its_weight():
 @pytest.mark.parametrize("bad", [-1, 345, 1.0, True, "3"])
 def test_checkpoints_outside_the_merge_list_are_a_clear_error(bad):
     with pytest.raises(ValueError, match="number of merges between 0 and 344"):
-        token_counts(BYTE, "abc", [0, bad])
+        token_count_curve(BYTE, "abc", [0, bad])
 
 
 def test_lone_surrogate_is_a_clear_error():
     with pytest.raises(UnicodeEncodeError, match="lone surrogate"):
-        token_counts(BYTE, "ok \ud83d", [0])
+        token_count_curve(BYTE, "ok \ud83d", [0])

@@ -16,7 +16,7 @@ from book.checks.core import Case, check_cases, check_function, show
 from book.tokenizers import seed_byte_examples as seeds
 from book.tokenizers.bpe_core import build_vocab, get_pair_counts, merge, train_naive
 from book.tokenizers.byte_bpe import ByteTokenizer
-from book.tokenizers.compression import bytes_per_token
+from book.tokenizers.compression import bytes_per_token_curve
 
 TIES = "zy ab yz ba"  # every pair occurs once: the first one seen, (z, y), must win
 OVERLAP = "aaaa aaab baaa"
@@ -186,7 +186,7 @@ def check_bytes_per_token(bytes_per_token_) -> None:
     for tok, text, sizes in [(english, heldout, [256, 300, 400, 600]), (english, heldout, [600, 256]),
                              (english, MIXED, [256, 450]), (multi, MIXED, [256, 270, 280]),
                              (multi, "日本語", [280])]:
-        expected = bytes_per_token(tok, text, [v - 256 for v in sizes])
+        expected = bytes_per_token_curve(tok, text, [v - 256 for v in sizes])
         calls.append(((text, list(tok.merges), list(sizes)), expected))
 
     def close(got, expected) -> bool:

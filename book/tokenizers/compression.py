@@ -11,11 +11,11 @@ once, weighted by how often it occurs. For character-level BPE, see
 
 >>> from book.tokenizers.byte_bpe import ByteTokenizer
 >>> tok = ByteTokenizer.train("hi hi hi!", vocab_size=259)
->>> token_counts(tok, "hi hi!", [0, 1, 3])
+>>> token_count_curve(tok, "hi hi!", [0, 1, 3])
 [6, 4, 3]
 >>> [len(ByteTokenizer(tok.merges[:k]).encode("hi hi!")) for k in (0, 1, 3)]
 [6, 4, 3]
->>> bytes_per_token(tok, "hi hi!", [0, 3])
+>>> bytes_per_token_curve(tok, "hi hi!", [0, 3])
 [1.0, 2.0]
 """
 
@@ -25,6 +25,7 @@ from collections.abc import Iterable
 
 from book.tokenizers.bpe_core import merge_lowest_rank, utf8_bytes
 from book.tokenizers.byte_bpe import ByteTokenizer
+from book.tokenizers.curves import checked_checkpoints
 
 
 def distinct_chunks(tokenizer: ByteTokenizer, text: str) -> dict[str, int]:
@@ -42,20 +43,13 @@ def distinct_chunks(tokenizer: ByteTokenizer, text: str) -> dict[str, int]:
     return counts
 
 
-def token_counts(tokenizer: ByteTokenizer, text: str, checkpoints: Iterable[int]) -> list[int]:
+def token_count_curve(tokenizer: ByteTokenizer, text: str, checkpoints: Iterable[int]) -> list[int]:
     """Tokens for ``text`` using only the tokenizer's first ``k`` merges, for each ``k``.
 
     Equal to ``len(type(tokenizer)(tokenizer.merges[:k], ...).encode(text))``; a regex
     tokenizer (one with ``split``) encodes chunk by chunk. Special tokens are not looked for.
     """
-    checkpoints = list(checkpoints)
-    n_merges = len(tokenizer.merges)
-    for k in checkpoints:
-        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= n_merges:
-            raise ValueError(
-                f"checkpoint {k!r} is not a number of merges between 0 and {n_merges}: "
-                "ask only for prefixes of the tokenizer's merge list"
-            )
+    checkpoints = checked_checkpoints(checkpoints, len(tokenizer.merges))
     utf8_bytes(text)  # a lone surrogate fails here, with its position in the whole text
     chunks = distinct_chunks(tokenizer, text)
     weights = list(chunks.values())
@@ -69,13 +63,15 @@ def token_counts(tokenizer: ByteTokenizer, text: str, checkpoints: Iterable[int]
     return [at[k] for k in checkpoints]
 
 
-def bytes_per_token(tokenizer: ByteTokenizer, text: str, checkpoints: Iterable[int]) -> list[float]:
+def bytes_per_token_curve(tokenizer: ByteTokenizer, text: str, checkpoints: Iterable[int]) -> list[float]:
     """UTF-8 bytes of ``text`` per token after the first ``k`` merges, for each ``k``.
+
+    The single-tokenizer measure is :func:`book.tokenizers.metrics.bytes_per_token`.
 
     1.0 before any merge; higher means shorter sequences. An empty text gives 0.0.
 
-    >>> bytes_per_token(ByteTokenizer(), "", [0])
+    >>> bytes_per_token_curve(ByteTokenizer(), "", [0])
     [0.0]
     """
     n_bytes = len(utf8_bytes(text))
-    return [n_bytes / n if n else 0.0 for n in token_counts(tokenizer, text, checkpoints)]
+    return [n_bytes / n if n else 0.0 for n in token_count_curve(tokenizer, text, checkpoints)]

@@ -1,5 +1,7 @@
 """How many tokens a text needs after the first k merges of a character-level BPE, for many k.
 
+(For byte-level and regex BPE, see :mod:`book.tokenizers.compression`.)
+
 Encoding the text once per k would replay the merges again and again. Instead we replay them
 once, on the distinct words of the text, and read off the running token count at each
 checkpoint: the count only changes when a merge touches a word, and then by how many symbols
@@ -20,6 +22,21 @@ from collections.abc import Iterable, Mapping, Sequence
 from book.tokenizers.char_bpe import END_OF_WORD, Merge, initial_splits, merge_symbols
 
 
+def checked_checkpoints(checkpoints: Iterable[int], n_merges: int) -> list[int]:
+    """The checkpoints as a list, each a number of merges from 0 to ``n_merges``; else ValueError.
+
+    >>> checked_checkpoints(range(3), n_merges=2)
+    [0, 1, 2]
+    """
+    checkpoints = list(checkpoints)
+    for k in checkpoints:
+        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= n_merges:
+            raise ValueError(
+                f"checkpoint {k!r} is not a number of merges between 0 and {n_merges}: "
+                "ask only for prefixes of the merge list"
+            )
+    return checkpoints
+
 def tokens_after_merges(
     merges: Sequence[Merge],
     word_freqs: Mapping[str, int],
@@ -36,13 +53,7 @@ def tokens_after_merges(
     >>> tokens_after_merges([(("a", "b"), 5)], {"ab": 3, "b": 1}, [1, 0])
     [8, 11]
     """
-    checkpoints = list(checkpoints)
-    for k in checkpoints:
-        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= len(merges):
-            raise ValueError(
-                f"checkpoint {k!r} is not a number of merges between 0 and {len(merges)}: "
-                "ask only for prefixes of the merge list you pass"
-            )
+    checkpoints = checked_checkpoints(checkpoints, len(merges))
     splits = initial_splits(word_freqs, end_of_word=end_of_word)
     words = list(splits)
     symbols = [splits[word] for word in words]
