@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from book.tokenizers import char_bpe
-from book.tokenizers import seed_examples as seeds
+from book import walkthroughs
 from book.tokenizers.char_bpe import (
     END_OF_WORD,
     CharBPE,
@@ -44,7 +44,7 @@ def seed_terms_vocab(freqs: dict[str, int], marker: str | None, num_merges: int)
 # --- doctests ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("module", [char_bpe, seeds])
+@pytest.mark.parametrize("module", [char_bpe])
 def test_doctests(module):
     result = doctest.testmod(module)
     assert result.attempted > 0
@@ -185,7 +185,7 @@ def test_vocab_lists_a_string_spelled_by_two_merges_once():
 
 
 def test_tokenize_encode_decode_on_an_unseen_word():
-    bpe = train(seeds.LOW_WORD_FREQS, 10)
+    bpe = train(walkthroughs.LOW_WORD_FREQS, 10)
     assert bpe.tokenize("lowest") == ["low", "est</w>"]
     ids = bpe.encode("lowest")
     assert [bpe.vocab[i] for i in ids] == ["low", "est</w>"]
@@ -193,7 +193,7 @@ def test_tokenize_encode_decode_on_an_unseen_word():
 
 
 def test_decode_normalises_whitespace_and_that_is_all_it_loses():
-    bpe = train(seeds.LOW_TEXT, 10)
+    bpe = train(walkthroughs.LOW_TEXT, 10)
     text = "\n  newest\t\tlowest   low \n"
     assert bpe.decode(bpe.encode(text)) == "newest lowest low"
 
@@ -205,7 +205,7 @@ def test_empty_text():
 
 
 def test_unseen_character_raises_by_default_naming_it_and_the_fix():
-    bpe = train(seeds.LOW_TEXT, 5)
+    bpe = train(walkthroughs.LOW_TEXT, 5)
     with pytest.raises(UnknownTokenError) as info:
         bpe.encode("newest binded")
     assert info.value.token == "b"
@@ -217,7 +217,7 @@ def test_unseen_character_raises_by_default_naming_it_and_the_fix():
 
 
 def test_unseen_characters_become_unk_when_trained_with_unk():
-    bpe = train(seeds.LOW_TEXT, 5, unk=True)
+    bpe = train(walkthroughs.LOW_TEXT, 5, unk=True)
     assert bpe.tokenize("bé") == ["<unk>", "<unk>", "</w>"]
     assert bpe.encode("bé") == [bpe.vocab_size - 1, bpe.vocab_size - 1, bpe.stoi["</w>"]]
     assert bpe.decode(bpe.encode("a newest")) == "<unk> newest"
@@ -225,7 +225,7 @@ def test_unseen_characters_become_unk_when_trained_with_unk():
 
 @pytest.mark.parametrize("bad_id", [-1, 21, 10**9, "3", 2.0, None, True])
 def test_decode_rejects_ids_outside_the_vocabulary(bad_id):
-    bpe = train(seeds.LOW_TEXT, 10)
+    bpe = train(walkthroughs.LOW_TEXT, 10)
     assert bpe.vocab_size == 21
     with pytest.raises(UnknownIdError, match="valid ids are 0 to 20"):
         bpe.decode([0, bad_id])
@@ -245,7 +245,7 @@ def test_repr():
 
 
 def test_trace_of_the_hug_corpus_step_by_step():
-    bpe = train(seeds.HUG_WORD_FREQS, 20)
+    bpe = train(walkthroughs.HUG_WORD_FREQS, 20)
     steps = bpe.trace("hugs bun")
     initial = ("h", "u", "g", "s", "</w>", "b", "u", "n", "</w>")
     assert steps[0] == Step(None, None, None, None, initial)
@@ -261,7 +261,7 @@ def test_trace_of_the_hug_corpus_step_by_step():
 
 
 def test_trace_uses_unk_like_tokenize():
-    bpe = train(seeds.LOW_TEXT, 5, unk=True)
+    bpe = train(walkthroughs.LOW_TEXT, 5, unk=True)
     steps = bpe.trace("blow")
     assert steps[0].pieces == ("<unk>", "l", "o", "w", "</w>")
     assert steps[-1].pieces == tuple(bpe.tokenize("blow")) == ("<unk>", "low", "</w>")
@@ -285,40 +285,40 @@ def check_trace(bpe: CharBPE, text: str) -> None:
 
 
 def test_trace_invariants_on_the_seed_corpora():
-    check_trace(train(seeds.HUG_WORD_FREQS, 20), "hug bug hugs pun pun")
-    check_trace(train(seeds.LOW_TEXT, 10), "lowest newer widest low low")
-    check_trace(train(seeds.CAT_TEXT, 15), seeds.CAT_TEXT)
+    check_trace(train(walkthroughs.HUG_WORD_FREQS, 20), "hug bug hugs pun pun")
+    check_trace(train(walkthroughs.LOW_TEXT, 10), "lowest newer widest low low")
+    check_trace(train(walkthroughs.CAT_TEXT, 15), walkthroughs.CAT_TEXT)
 
 
 # --- seed 000: hug / pug / pun / bun / hugs ---------------------------------------------------
 
 
 def test_hug_seed_000_on_its_own_terms_no_marker():
-    freqs, marker = seeds.HUG_WORD_FREQS, seeds.HUG_MARKER
+    freqs, marker = walkthroughs.HUG_WORD_FREQS, walkthroughs.HUG_MARKER
     splits = initial_splits(freqs, end_of_word=marker)
     counts = pair_counts(splits, freqs)
-    assert counts == seeds.HUG_CLAIMED_PAIR_COUNTS  # all six counts right
+    assert counts == walkthroughs.HUG_CLAIMED_PAIR_COUNTS  # all six counts right
     # "('u', 'n') ... (still the runner-up)": not at first, ('p', 'u') = 17 > 16. After merge
     # 1 ('p', 'u') drops to 12 and ('u', 'n') = 16 is the top pair.
     assert sorted(counts.values(), reverse=True)[:3] == [20, 17, 16]
     after_first = pair_counts(merge_pair(splits, ("u", "g")), freqs)
     assert max(after_first, key=after_first.get) == ("u", "n") and after_first[("p", "u")] == 12
     merges, _ = learn_merges(splits, freqs, 3)
-    assert merges == seeds.HUG_CLAIMED_MERGES
-    assert seed_terms_vocab(freqs, marker, 3) == seeds.HUG_CLAIMED_VOCAB
-    assert sorted({ch for word in freqs for ch in word}) == seeds.HUG_CLAIMED_ALPHABET
-    assert list(apply_merges(tuple("bug"), merges)) == seeds.HUG_CLAIMED_ENCODINGS["bug"]
+    assert merges == walkthroughs.HUG_CLAIMED_MERGES
+    assert seed_terms_vocab(freqs, marker, 3) == walkthroughs.HUG_CLAIMED_VOCAB
+    assert sorted({ch for word in freqs for ch in word}) == walkthroughs.HUG_CLAIMED_ALPHABET
+    assert list(apply_merges(tuple("bug"), merges)) == walkthroughs.HUG_CLAIMED_ENCODINGS["bug"]
 
 
 def test_hug_with_the_end_of_word_marker():
-    bpe = train(seeds.HUG_WORD_FREQS, 3)
+    bpe = train(walkthroughs.HUG_WORD_FREQS, 3)
     # Differs from the article from merge 3 on: ('un', '</w>') = 16 (pun 12 + bun 4) beats
     # ('h', 'ug') = 15, which comes 4th. Counts with the marker add ('g', '</w>') = 15,
     # ('n', '</w>') = 16 and ('s', '</w>') = 5 to the article's six.
     assert bpe.merges == [(("u", "g"), 20), (("u", "n"), 16), (("un", "</w>"), 16)]
     assert bpe.vocab == ["b", "g", "h", "n", "p", "s", "u", "</w>", "ug", "un", "un</w>"]
     assert bpe.tokenize("bug") == ["b", "ug", "</w>"]  # the article: ["b", "ug"]
-    full = train(seeds.HUG_WORD_FREQS, 100)
+    full = train(walkthroughs.HUG_WORD_FREQS, 100)
     assert full.merges == [
         (("u", "g"), 20),
         (("u", "n"), 16),
@@ -339,48 +339,48 @@ def test_hug_with_the_end_of_word_marker():
 
 
 def test_low_text_is_the_word_freqs():
-    assert word_freqs(seeds.LOW_TEXT) == seeds.LOW_WORD_FREQS
+    assert word_freqs(walkthroughs.LOW_TEXT) == walkthroughs.LOW_WORD_FREQS
 
 
 def test_low_seed_002_on_its_own_terms_underscore_marker():
-    freqs, marker = seeds.LOW_WORD_FREQS, seeds.LOW_002_MARKER
+    freqs, marker = walkthroughs.LOW_WORD_FREQS, walkthroughs.LOW_002_MARKER
     merges, _ = learn_merges(initial_splits(freqs, end_of_word=marker), freqs, 5)
-    assert merges == seeds.LOW_002_CLAIMED_MERGES  # all five, with their counts
-    assert set(seed_terms_vocab(freqs, marker, 5)) == seeds.LOW_002_CLAIMED_VOCAB
+    assert merges == walkthroughs.LOW_002_CLAIMED_MERGES  # all five, with their counts
+    assert set(seed_terms_vocab(freqs, marker, 5)) == walkthroughs.LOW_002_CLAIMED_VOCAB
 
 
 def test_low_seed_002_encoding_with_unk():
-    bpe = train(seeds.LOW_TEXT, seeds.LOW_002_NUM_MERGES, unk=True)
-    assert bpe.vocab_size == len(seeds.LOW_002_CLAIMED_VOCAB) + 1  # + <unk>
-    ((text, claimed),) = seeds.LOW_002_CLAIMED_ENCODINGS.items()
+    bpe = train(walkthroughs.LOW_TEXT, walkthroughs.LOW_002_NUM_MERGES, unk=True)
+    assert bpe.vocab_size == len(walkthroughs.LOW_002_CLAIMED_VOCAB) + 1  # + <unk>
+    ((text, claimed),) = walkthroughs.LOW_002_CLAIMED_ENCODINGS.items()
     in_book_notation = [UNK if t == "[UNK]" else t.replace("_", END_OF_WORD) for t in claimed]
     assert bpe.tokenize(text) == in_book_notation  # matches, up to notation
     assert bpe.decode(bpe.encode(text)) == "newest <unk>inded lowers"
 
 
 def test_low_seed_004_pair_counts():
-    freqs = seeds.LOW_WORD_FREQS
+    freqs = walkthroughs.LOW_WORD_FREQS
     counts = pair_counts(initial_splits(freqs), freqs)
-    assert set(counts) == set(seeds.LOW_004_CLAIMED_PAIR_COUNTS)  # the same 14 pairs
-    claimed = seeds.LOW_004_CLAIMED_PAIR_COUNTS
+    assert set(counts) == set(walkthroughs.LOW_004_CLAIMED_PAIR_COUNTS)  # the same 14 pairs
+    claimed = walkthroughs.LOW_004_CLAIMED_PAIR_COUNTS
     wrong = {pair: (n, counts[pair]) for pair, n in claimed.items() if counts[pair] != n}
     assert wrong == {("w", "e"): (2, 8)}  # claimed 2 ("lower" only); "newest" adds 6
     assert max(counts, key=counts.get) == ("e", "s")  # first of the three 9s, as claimed
 
 
 def test_low_seed_004_merges_vocab_and_encodings():
-    bpe = train(seeds.LOW_TEXT, seeds.LOW_004_NUM_MERGES)
-    assert bpe.merges == seeds.LOW_004_CLAIMED_MERGES  # all ten, with their counts
-    assert sorted(bpe.vocab) == sorted(seeds.LOW_004_CLAIMED_VOCAB)  # the same 21 tokens
-    assert bpe.vocab_size == 21 != seeds.LOW_004_CLAIMED_VOCAB_SIZE  # claimed "17 tokens"
-    _, splits = learn_merges(initial_splits(seeds.LOW_WORD_FREQS), seeds.LOW_WORD_FREQS, 10)
-    assert {w: list(s) for w, s in splits.items()} == seeds.LOW_004_CLAIMED_SPLITS
-    for word, claimed in seeds.LOW_004_CLAIMED_ENCODINGS.items():
+    bpe = train(walkthroughs.LOW_TEXT, walkthroughs.LOW_004_NUM_MERGES)
+    assert bpe.merges == walkthroughs.LOW_004_CLAIMED_MERGES  # all ten, with their counts
+    assert sorted(bpe.vocab) == sorted(walkthroughs.LOW_004_CLAIMED_VOCAB)  # the same 21 tokens
+    assert bpe.vocab_size == 21 != walkthroughs.LOW_004_CLAIMED_VOCAB_SIZE  # claimed "17 tokens"
+    _, splits = learn_merges(initial_splits(walkthroughs.LOW_WORD_FREQS), walkthroughs.LOW_WORD_FREQS, 10)
+    assert {w: list(s) for w, s in splits.items()} == walkthroughs.LOW_004_CLAIMED_SPLITS
+    for word, claimed in walkthroughs.LOW_004_CLAIMED_ENCODINGS.items():
         assert bpe.tokenize(word) == claimed, word
 
 
 def test_low_trained_to_exhaustion():
-    bpe = train(seeds.LOW_TEXT, 100)
+    bpe = train(walkthroughs.LOW_TEXT, 100)
     assert len(bpe.merges) == 15
     assert bpe.merges[10:] == [
         (("wi", "d"), 3),
@@ -395,10 +395,10 @@ def test_low_trained_to_exhaustion():
 
 
 def test_cat_seed_000_on_its_own_terms_no_marker():
-    freqs = word_freqs(seeds.CAT_TEXT)
-    splits = initial_splits(freqs, end_of_word=seeds.CAT_MARKER)
-    merges, final = learn_merges(splits, freqs, seeds.CAT_NUM_MERGES)
-    assert merges[:6] == seeds.CAT_CLAIMED_MERGES  # the six listed merges and counts
+    freqs = word_freqs(walkthroughs.CAT_TEXT)
+    splits = initial_splits(freqs, end_of_word=walkthroughs.CAT_MARKER)
+    merges, final = learn_merges(splits, freqs, walkthroughs.CAT_NUM_MERGES)
+    assert merges[:6] == walkthroughs.CAT_CLAIMED_MERGES  # the six listed merges and counts
     # Asked for 15 merges, it stops after 14: every word is then a single token.
     assert len(merges) == 14
     assert all(len(symbols) == 1 for symbols in final.values())
@@ -416,7 +416,7 @@ def test_cat_seed_000_on_its_own_terms_no_marker():
     def encode(text: str) -> list[str]:
         return [token for word in text.split() for token in apply_merges(tuple(word), merges)]
 
-    claimed = seeds.CAT_CLAIMED_ENCODINGS
+    claimed = walkthroughs.CAT_CLAIMED_ENCODINGS
     sentence = "the cat sat on the mat"
     assert encode(sentence) == claimed[sentence] == sentence.split()
     assert encode("hat") == claimed["hat"] == ["h", "at"]
@@ -424,7 +424,7 @@ def test_cat_seed_000_on_its_own_terms_no_marker():
 
 
 def test_cat_with_the_end_of_word_marker():
-    bpe = train(seeds.CAT_TEXT, seeds.CAT_NUM_MERGES)
+    bpe = train(walkthroughs.CAT_TEXT, walkthroughs.CAT_NUM_MERGES)
     # ('t', '</w>') = 12 ties ('a', 't') = 12; 'a t' comes first in "cat". Then the marker
     # pulls 'at</w>' (12) ahead of the article's merge 2, ('t', 'h') = 8.
     assert bpe.merges == [
@@ -447,7 +447,7 @@ def test_cat_with_the_end_of_word_marker():
     sentence = "the cat sat on the mat"
     assert bpe.tokenize(sentence) == [word + END_OF_WORD for word in sentence.split()]
     assert bpe.tokenize("bat hat") == ["bat</w>", "h", "at</w>"]
-    assert len(train(seeds.CAT_TEXT, 100).merges) == 18
+    assert len(train(walkthroughs.CAT_TEXT, 100).merges) == 18
 
 
 # --- properties ----------------------------------------------------------------------------

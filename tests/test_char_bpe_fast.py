@@ -1,4 +1,4 @@
-"""Tests of chapter 04's helpers: the incremental trainer, the tokens-vs-merges curve, the examples.
+"""Tests of chapter 04's helpers: the incremental trainer, the tokens-vs-merges curve, the showcase.
 
 The incremental trainer must learn exactly what ``char_bpe`` learns (merges, counts, ties and
 final splits); the curve must equal encoding the text with each prefix of the merges.
@@ -13,12 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from book import corpora
-from book.show import examples
-from book.tokenizers import char_bpe_fast, curves
-from book.tokenizers import seed_examples as seeds
+from book.show import showcase
+from book.analysis import curves
+from book.tokenizers import char_bpe_fast
+from book import walkthroughs
 from book.tokenizers.char_bpe import CharBPE, initial_splits, learn_merges, train, word_freqs
 from book.tokenizers.char_bpe_fast import learn_merges_fast, train_fast
-from book.tokenizers.curves import tokens_after_merges
+from book.analysis.curves import tokens_after_merges
 
 # A tiny alphabet makes ties and overlapping pairs ("aaa") common, the cases that break tie-breaks.
 WORDS = st.text(alphabet="abc", min_size=1, max_size=7)
@@ -43,7 +44,7 @@ def test_fast_learns_what_char_bpe_learns(freqs, num_merges, marker):
     assert learn_merges_fast(splits, freqs, num_merges) == learn_merges(splits, freqs, num_merges)
 
 
-@pytest.mark.parametrize("freqs", [seeds.HUG_WORD_FREQS, seeds.LOW_WORD_FREQS, word_freqs(seeds.CAT_TEXT)])
+@pytest.mark.parametrize("freqs", [walkthroughs.HUG_WORD_FREQS, walkthroughs.LOW_WORD_FREQS, word_freqs(walkthroughs.CAT_TEXT)])
 @pytest.mark.parametrize("marker", ["</w>", None, "_"])
 def test_fast_on_the_seed_corpora(freqs, marker):
     splits = initial_splits(freqs, end_of_word=marker)
@@ -90,9 +91,9 @@ def test_curve_equals_encoding_with_each_prefix(train_freqs, heldout_words, num_
 
 
 def test_curve_keeps_the_order_and_repeats_of_the_checkpoints():
-    bpe = train(seeds.LOW_TEXT, 10)
-    counts = tokens_after_merges(bpe.merges, seeds.LOW_WORD_FREQS, [10, 0, 10, 3])
-    assert counts == [len(CharBPE(bpe.merges[:k], bpe.alphabet).encode(seeds.LOW_TEXT)) for k in [10, 0, 10, 3]]
+    bpe = train(walkthroughs.LOW_TEXT, 10)
+    counts = tokens_after_merges(bpe.merges, walkthroughs.LOW_WORD_FREQS, [10, 0, 10, 3])
+    assert counts == [len(CharBPE(bpe.merges[:k], bpe.alphabet).encode(walkthroughs.LOW_TEXT)) for k in [10, 0, 10, 3]]
 
 
 def test_curve_without_a_marker_counts_characters_only():
@@ -109,9 +110,9 @@ def test_curve_rejects_checkpoints_outside_the_merges(checkpoint):
 
 
 def test_chapter_example_tokenizer_and_text():
-    bpe = examples.english_char_bpe()
-    assert len(bpe.merges) == examples.ENGLISH_MERGES
-    assert set(examples.STEPPER_TEXT.replace(" ", "")) <= set(bpe.alphabet)
-    assert examples.STEPPER_TEXT in " ".join(corpora.english("heldout").split())
-    trace = bpe.trace(examples.STEPPER_TEXT)
-    assert len(trace) > 2 and trace[-1].pieces == tuple(bpe.tokenize(examples.STEPPER_TEXT))
+    bpe = showcase.english_char_bpe()
+    assert len(bpe.merges) == showcase.ENGLISH_MERGES
+    assert set(showcase.STEPPER_TEXT.replace(" ", "")) <= set(bpe.alphabet)
+    assert showcase.STEPPER_TEXT in " ".join(corpora.english("heldout").split())
+    trace = bpe.trace(showcase.STEPPER_TEXT)
+    assert len(trace) > 2 and trace[-1].pieces == tuple(bpe.tokenize(showcase.STEPPER_TEXT))

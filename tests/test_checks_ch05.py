@@ -9,7 +9,7 @@ import pytest
 from book.checks import ch05
 from book.tokenizers.bpe_core import build_vocab, get_pair_counts, merge, train_naive
 from book.tokenizers.byte_bpe import ByteTokenizer
-from book.tokenizers.compression import bytes_per_token_curve
+from book.analysis.compression import bytes_per_token_curve
 
 from check_helpers import passes
 

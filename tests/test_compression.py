@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import doctest
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from book import corpora
-from book.tokenizers import compression
+from book.analysis import compression
 from book.tokenizers.byte_bpe import ByteTokenizer
-from book.tokenizers.compression import bytes_per_token_curve, distinct_chunks, token_count_curve
+from book.analysis.compression import bytes_per_token_curve, distinct_chunks, token_count_curve
 from book.tokenizers.patterns import GPT2_PATTERN
 from book.tokenizers.regex_bpe import RegexTokenizer
 
@@ -27,10 +26,6 @@ def cut(tokenizer: ByteTokenizer, k: int) -> ByteTokenizer:
     if isinstance(tokenizer, RegexTokenizer):
         return RegexTokenizer(tokenizer.merges[:k], tokenizer.pattern)
     return ByteTokenizer(tokenizer.merges[:k])
-
-
-def test_doctests():
-    assert doctest.testmod(compression).failed == 0
 
 
 @pytest.mark.parametrize("tokenizer", [BYTE, REGEX], ids=["byte", "regex"])

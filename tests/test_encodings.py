@@ -117,7 +117,3 @@ def test_missing_files_without_network_say_what_to_run(tmp_path, monkeypatch):
         encodings.get_encoding("cl100k_base")
 
 
-def test_docstring_examples():
-    import doctest
-
-    assert doctest.testmod(encodings).failed == 0

@@ -3,12 +3,11 @@
 The book's ``RegexTokenizer.encode`` must give tiktoken's ids (or raise where tiktoken raises)
 for ``cl100k_base`` and ``o200k_base`` under every combination of ``allowed_special`` and
 ``disallowed_special``; untrusted text must never yield a special id unless explicitly
-allowed; and the template helpers of ``book.tokenizers.special`` must keep it that way.
+allowed; and the template helpers of ``book.chat`` must keep it that way.
 """
 
 from __future__ import annotations
 
-import doctest
 
 import pytest
 import tiktoken
@@ -17,10 +16,11 @@ from hypothesis import strategies as st
 
 from book import corpora
 from book.encodings import get_encoding
-from book.tokenizers import errors, special
+from book import chat as special
+from book.tokenizers import errors
 from book.tokenizers.errors import DisallowedSpecialTokenError
 from book.tokenizers.regex_bpe import RegexTokenizer
-from book.tokenizers.special import (
+from book.chat import (
     CHATML,
     LLAMA3,
     Trusted,
@@ -48,12 +48,6 @@ def outcome(encode, text: str, **modes):
         return encode(text, **modes)
     except ValueError:
         return "ValueError"
-
-
-def test_doctests():
-    for module in (special, errors):
-        result = doctest.testmod(module)
-        assert result.failed == 0 and result.attempted > 0
 
 
 # --- parity with tiktoken on real encodings -----------------------------------------------------

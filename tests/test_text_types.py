@@ -1,6 +1,5 @@
 """Tests for book.text_types: the texts of chapter 08's compression table."""
 
-import doctest
 import json
 
 import pytest
@@ -8,10 +7,6 @@ import pytest
 import book.text_types as text_types_module
 from book import corpora
 from book.text_types import URLS, json_sample, number_sample, text_types, url_sample
-
-
-def test_doctests():
-    assert doctest.testmod(text_types_module).failed == 0
 
 
 def test_every_kind_is_a_nonempty_text_ending_in_a_newline():

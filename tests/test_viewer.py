@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 from html.parser import HTMLParser
 
 import pytest
@@ -14,6 +13,7 @@ from book.encodings import get_encoding
 from book.show.viewer import (
     TokenViewer,
     compare,
+    ids_view,
     load,
     special_ids,
     token_piece,
@@ -67,10 +67,6 @@ def parse(html_text: str) -> PageParser:
     parser = PageParser()
     parser.feed(html_text)
     return parser
-
-
-def test_doctests():
-    assert doctest.testmod(viewer).failed == 0
 
 
 @pytest.mark.parametrize("name", ENCODINGS)
@@ -141,9 +137,9 @@ def test_book_tokenizers_are_shown_with_their_own_pieces():
     words = WordTokenizer.train("the cat sat", unk=True)
     bpe = CharBPE([(("a", "t"), 2)], ["a", "c", "t"])
     regex_bpe = RegexTokenizer([((104, 105), 2)], special_tokens={"<|end|>": 300})
-    assert token_view("tac", chars).pieces == ("t", "a", "c")
-    assert token_view("the dog", words).pieces == ("the", "[UNK]")
-    assert token_view("cat", bpe).pieces == ("c", "at", "</w>")
+    assert token_view("tac", chars).pieces == (b"t", b"a", b"c")
+    assert token_view("the dog", words).pieces == (b"the", b"<unk>")
+    assert token_view("cat", bpe).pieces == (b"c", b"at", b"</w>")
     assert token_view("hi!", regex_bpe).pieces == (b"hi", b"!")
     assert token_view("hi", chars.__class__.train("hi")).name == "CharTokenizer"
 
@@ -179,7 +175,15 @@ def test_a_tokenizer_without_pieces_is_refused_with_advice():
 
 def test_token_piece_reads_each_kind_of_tokenizer():
     assert token_piece(get_encoding("gpt2"), 262) == b" the"
-    assert token_piece(WordTokenizer(["a"], unk=True), 1) == "[UNK]"
+    assert token_piece(WordTokenizer(["a"], unk=True), 1) == b"<unk>"
+
+
+def test_ids_view_shows_ids_made_without_encode():
+    tok = RegexTokenizer([((104, 105), 2)], special_tokens={"<|end|>": 300})
+    view = ids_view(tok, [256, 300, 256], label="by hand")
+    assert view.pieces == (b"hi", b"<|end|>", b"hi") and view.highlight == (1,)
+    assert view.text == "hi<|end|>hi" and view.name == "by hand"
+    assert "1 token ·" in ids_view(tok, [256]).html() and "3 tokens ·" in view.html()
 
 
 def test_compare_shows_each_tokenizer_once_with_one_style_sheet():

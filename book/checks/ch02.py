@@ -1,6 +1,6 @@
 """Checks of exercises/02_characters.ipynb. The reference is book.tokenizers.characters.
 
-Cases mix a seed sentence, Shakespeare, scripts with multi-byte characters, combining accents,
+Cases mix a sentence from a published walkthrough, Shakespeare, scripts with multi-byte characters, combining accents,
 emoji sequences and empty input, so that no constant or order-dependent shortcut passes.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from book import corpora
 from book.checks.core import Case, check_cases, check_function
-from book.tokenizers.characters import UNK, CharTokenizer
+from book.tokenizers import UNK, CharTokenizer
 
 TEXTS = [
     "the cat sat on the mat",

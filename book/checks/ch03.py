@@ -11,11 +11,10 @@ import math
 from book import corpora
 from book.checks.core import Case, check_cases, check_function
 from book.checks.ch02 import error_kind
+from book.analysis import oov_curve, oov_rate
+from book.tokenizers.base import UNK
 from book.tokenizers.words import (
-    UNK,
     WordTokenizer,
-    oov_curve,
-    oov_rate,
     split_words,
     vocab_from_counts,
     word_counts,
@@ -88,7 +87,7 @@ def check_oov_rate(oov_rate_) -> None:
 
 
 def check_encode_decode(encode, decode) -> None:
-    """encode(text, vocab) with [UNK] = len(vocab); decode(ids, vocab) joins words with spaces."""
+    """encode(text, vocab) with <unk> = len(vocab); decode(ids, vocab) joins words with spaces."""
     reference = WordTokenizer(VOCAB, unk=True)
     cases = []
     for text in ["the cat sat on the mat.", "the dog sat, on the mat", "The Cat", "", " the\n\tcat "]:

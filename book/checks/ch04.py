@@ -1,6 +1,6 @@
 """Checks of exercises/04_char_bpe.ipynb. The reference is book.tokenizers.char_bpe.
 
-Cases mix the seeds' toy corpora (with ``</w>``, with ``_`` and without a marker), corpora full
+Cases mix the walkthroughs' toy corpora (with ``</w>``, with ``_`` and without a marker), corpora full
 of ties where "first in the data" differs from alphabetical order and from "last seen",
 overlapping pairs (``aaaa``), and Shakespeare, so that no constant or shortcut passes.
 """
@@ -12,7 +12,7 @@ from functools import cache
 
 from book import corpora
 from book.checks.core import Case, check_cases, check_function
-from book.tokenizers import seed_examples as seeds
+from book import walkthroughs
 from book.tokenizers.char_bpe import (
     CharBPE,
     initial_splits,
@@ -28,11 +28,11 @@ TIES = {"zy": 1, "ab": 1, "yz": 1, "ba": 1}  # all pairs tie: first seen is ('z'
 LATE_TIE = {"xa": 2, "ab": 1, "ba": 3, "cab": 1}  # ties appear only after some merges
 OVERLAP = {"aaaa": 2, "aaab": 1, "b": 5, "baaa": 1}
 CORPORA = [
-    (seeds.HUG_WORD_FREQS, "</w>"),
-    (seeds.HUG_WORD_FREQS, None),
-    (seeds.LOW_WORD_FREQS, "</w>"),
-    (seeds.LOW_WORD_FREQS, "_"),
-    (word_freqs(seeds.CAT_TEXT), None),
+    (walkthroughs.HUG_WORD_FREQS, "</w>"),
+    (walkthroughs.HUG_WORD_FREQS, None),
+    (walkthroughs.LOW_WORD_FREQS, "</w>"),
+    (walkthroughs.LOW_WORD_FREQS, "_"),
+    (word_freqs(walkthroughs.CAT_TEXT), None),
     (TIES, None),
     (LATE_TIE, "</w>"),
     (OVERLAP, None),
@@ -61,8 +61,8 @@ def check_count_pairs(count_pairs) -> None:
     """count_pairs(splits, word_freqs) -> {pair: weighted count}, in order of first occurrence."""
     cases = []
     inputs = [(initial_splits(freqs, marker), freqs) for freqs, marker in CORPORA]
-    inputs.append((learn_merges(initial_splits(seeds.LOW_WORD_FREQS), seeds.LOW_WORD_FREQS, 4)[1],
-                   seeds.LOW_WORD_FREQS))
+    inputs.append((learn_merges(initial_splits(walkthroughs.LOW_WORD_FREQS), walkthroughs.LOW_WORD_FREQS, 4)[1],
+                   walkthroughs.LOW_WORD_FREQS))
     inputs.append(({"a": ("a",)}, {"a": 3}))
     inputs.append((initial_splits(_english_freqs()), _english_freqs()))
     for splits, freqs in inputs:  # first the counts, then the order of the keys
@@ -80,7 +80,7 @@ def check_count_pairs(count_pairs) -> None:
 
 def check_merge_pair(merge_pair_) -> None:
     """merge_pair(splits, pair) -> new splits with pair merged left to right; input unchanged."""
-    low = initial_splits(seeds.LOW_WORD_FREQS)
+    low = initial_splits(walkthroughs.LOW_WORD_FREQS)
     overlap = initial_splits(OVERLAP, None)
     calls = [
         ((low, ("e", "s")), merge_pair(low, ("e", "s"))),
@@ -127,8 +127,8 @@ def check_train_bpe(train_bpe) -> None:
 
 def check_encode_word(encode_word) -> None:
     """encode_word(word, merges, alphabet) -> tokens: unknown characters as '<unk>', then the merges."""
-    low = CharBPE(learn_merges(initial_splits(seeds.LOW_WORD_FREQS), seeds.LOW_WORD_FREQS, 10)[0],
-                  sorted(set("".join(seeds.LOW_WORD_FREQS))), unk=True)
+    low = CharBPE(learn_merges(initial_splits(walkthroughs.LOW_WORD_FREQS), walkthroughs.LOW_WORD_FREQS, 10)[0],
+                  sorted(set("".join(walkthroughs.LOW_WORD_FREQS))), unk=True)
     english = _english_bpe()
     ordered = CharBPE([(("b", "c"), 1), (("a", "b"), 1), (("a", "bc"), 1)], ["a", "b", "c"], unk=True)
     calls = []
@@ -146,18 +146,18 @@ def check_merge_table(merge_table) -> None:
     """merge_table(word_freqs, num_merges, end_of_word) -> [(number, pair, new token, count), ...]."""
     calls = []
     for freqs, marker, num_merges in [
-        (word_freqs(seeds.CAT_TEXT), seeds.CAT_MARKER, seeds.CAT_NUM_MERGES),
-        (seeds.LOW_WORD_FREQS, seeds.LOW_004_MARKER, seeds.LOW_004_NUM_MERGES),
-        (seeds.LOW_WORD_FREQS, seeds.LOW_002_MARKER, seeds.LOW_002_NUM_MERGES),
-        (seeds.HUG_WORD_FREQS, seeds.HUG_MARKER, 3),
-        (seeds.HUG_WORD_FREQS, "</w>", 8),
+        (word_freqs(walkthroughs.CAT_TEXT), walkthroughs.CAT_MARKER, walkthroughs.CAT_NUM_MERGES),
+        (walkthroughs.LOW_WORD_FREQS, walkthroughs.LOW_004_MARKER, walkthroughs.LOW_004_NUM_MERGES),
+        (walkthroughs.LOW_WORD_FREQS, walkthroughs.LOW_002_MARKER, walkthroughs.LOW_002_NUM_MERGES),
+        (walkthroughs.HUG_WORD_FREQS, walkthroughs.HUG_MARKER, 3),
+        (walkthroughs.HUG_WORD_FREQS, "</w>", 8),
         (TIES, None, 5),
     ]:
         merges, _ = learn_merges(initial_splits(freqs, marker), freqs, num_merges)
         rows = [(number, pair, pair[0] + pair[1], count) for number, (pair, count) in enumerate(merges, 1)]
         calls.append(((dict(freqs), num_merges, marker), rows))
     check_function("merge_table", merge_table, calls, points=2,
-                   hint="number the merges from 1, as the seeds do, and stop when training stops: the "
+                   hint="number the merges from 1, as the walkthroughs do, and stop when training stops: the "
                         "cat corpus runs out of pairs after 14 merges.")
 
 
@@ -166,11 +166,11 @@ def check_wrong_counts(wrong_counts) -> None:
     made_up = {("x", "y"): 3, ("u", "g"): 19, ("h", "u"): 15}
     calls = []
     for claimed, freqs, marker in [
-        (seeds.LOW_004_CLAIMED_PAIR_COUNTS, seeds.LOW_WORD_FREQS, "</w>"),
-        (seeds.LOW_004_CLAIMED_PAIR_COUNTS, seeds.LOW_WORD_FREQS, None),
-        (seeds.HUG_CLAIMED_PAIR_COUNTS, seeds.HUG_WORD_FREQS, None),
-        (seeds.HUG_CLAIMED_PAIR_COUNTS, seeds.HUG_WORD_FREQS, "</w>"),
-        (made_up, seeds.HUG_WORD_FREQS, None),
+        (walkthroughs.LOW_004_CLAIMED_PAIR_COUNTS, walkthroughs.LOW_WORD_FREQS, "</w>"),
+        (walkthroughs.LOW_004_CLAIMED_PAIR_COUNTS, walkthroughs.LOW_WORD_FREQS, None),
+        (walkthroughs.HUG_CLAIMED_PAIR_COUNTS, walkthroughs.HUG_WORD_FREQS, None),
+        (walkthroughs.HUG_CLAIMED_PAIR_COUNTS, walkthroughs.HUG_WORD_FREQS, "</w>"),
+        (made_up, walkthroughs.HUG_WORD_FREQS, None),
     ]:
         counts = pair_counts(initial_splits(freqs, marker), freqs)
         expected = {pair: counts.get(pair, 0) for pair, n in claimed.items() if counts.get(pair, 0) != n}

@@ -1,6 +1,6 @@
 """Checks of exercises/05_byte_bpe.ipynb. The reference is book.tokenizers.byte_bpe.
 
-Cases mix the seeds' texts, texts full of ties (where "first in the data" differs from the
+Cases mix the walkthroughs' texts, texts full of ties (where "first in the data" differs from the
 smallest pair and from the last seen), overlapping pairs (``aaaa``), several scripts and
 emoji (tokens that hold part of a character), and Shakespeare, so that no constant passes.
 """
@@ -13,15 +13,15 @@ from functools import cache
 
 from book import corpora
 from book.checks.core import Case, check_cases, check_function, show
-from book.tokenizers import seed_byte_examples as seeds
+from book import walkthroughs
 from book.tokenizers.bpe_core import build_vocab, get_pair_counts, merge, train_naive
 from book.tokenizers.byte_bpe import ByteTokenizer
-from book.tokenizers.compression import bytes_per_token_curve
+from book.analysis.compression import bytes_per_token_curve
 
 TIES = "zy ab yz ba"  # every pair occurs once: the first one seen, (z, y), must win
 OVERLAP = "aaaa aaab baaa"
 MIXED = "Ωμέγα Ωμέγα naïve café 日本語 日本 🦙🦙 👨‍👩‍👧"
-TEXTS = [seeds.CAT_HAT_TEXT, seeds.THEATRE_TEXT, TIES, OVERLAP, MIXED]
+TEXTS = [walkthroughs.CAT_HAT_TEXT, walkthroughs.THEATRE_TEXT, TIES, OVERLAP, MIXED]
 
 
 @cache
@@ -63,7 +63,7 @@ def check_get_pair_counts(get_pair_counts_) -> None:
 
 def check_merge(merge_) -> None:
     """merge(ids, pair, new_id) -> new list with pair replaced left to right; input unchanged."""
-    cat = list(seeds.CAT_HAT_TEXT.encode("utf-8"))
+    cat = list(walkthroughs.CAT_HAT_TEXT.encode("utf-8"))
     calls = [(cat, (116, 104), 256), (cat, (97, 116), 300), (cat, (1, 2), 256), ([], (1, 2), 256),
              ([1, 2], (1, 2), 256), ([7, 7, 7], (7, 7), 256), ([7, 7, 7, 7], (7, 7), 256),
              ([1, 2, 1, 2, 2, 1], (2, 1), 999), ([256, 101, 256, 101], (256, 101), 257), ([3, 1, 2], (1, 2), 256)]
@@ -100,7 +100,7 @@ def check_train(train) -> None:
 
 def check_build_vocab(build_vocab_) -> None:
     """build_vocab(merges) -> {id: bytes}: the 256 bytes, then one entry per merge."""
-    merge_lists = [[], _merges(seeds.CAT_HAT_TEXT, 258), _merges(MIXED, 280), _merges(_shakespeare(), 300),
+    merge_lists = [[], _merges(walkthroughs.CAT_HAT_TEXT, 258), _merges(MIXED, 280), _merges(_shakespeare(), 300),
                    [((97, 97), 3), ((256, 256), 1), ((98, 257), 1)]]
     calls = [((merges,), build_vocab(merges)) for merges in merge_lists]
     check_function("build_vocab", build_vocab_, calls, points=2,

@@ -13,7 +13,7 @@ from functools import cache
 from book import corpora
 from book.checks.core import Case, check_cases, check_function, show
 from book.encodings import get_encoding
-from book.tokenizers import seed_byte_examples as seeds
+from book import walkthroughs
 from book.tokenizers.byte_bpe import ByteTokenizer
 from book.tokenizers.patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, split
 from book.tokenizers.regex_bpe import RegexTokenizer, chunk_counts, recover_merges
@@ -33,7 +33,7 @@ TEST_SET = [
     "camelCaseName PascalCaseName snake_case_name kebab-case-name ALLCAPS",
     "naïve café Ünïcödé Straße Ωμέγα Привет мир שלום مرحبا नमस्ते こんにちは 你好 안녕하세요 ไทย",
     "👍🏽 👨‍👩‍👧‍👦 🇫🇷 🦙🦙🦙 ❤️ ✨", "\r\nwindows\r\nlines\r\n", "tabs\t\tand\u00a0nbsp\u3000ideographic",
-    "'s 't 're 've 'm 'll 'd 'S 'T 'RE 'VE 'M 'LL 'D", "!!!???... --- ***", seeds.DOG_TEXT, seeds.DEF_TEXT,
+    "'s 't 're 've 'm 'll 'd 'S 'T 'RE 'VE 'M 'LL 'D", "!!!???... --- ***", walkthroughs.DOG_TEXT, walkthroughs.DEF_TEXT,
     *list(corpora.parallel().values())[::3], corpora.english("heldout")[:1500], corpora.code("python")[:1500],
 ]
 
@@ -68,7 +68,7 @@ def _pattern_label(pattern: str) -> str:
 def check_chunk_counts(chunk_counts_) -> None:
     """chunk_counts(text, pattern) -> {chunk as UTF-8 bytes: count}, in order of first occurrence."""
     cases = []
-    for text in ["", seeds.DOG_TEXT, MIXED, _english()]:
+    for text in ["", walkthroughs.DOG_TEXT, MIXED, _english()]:
         for pattern in PATTERNS.values():
             cases.append(Case(f"list(chunk_counts({_short(text)}, {_pattern_label(pattern)}).items())",
                               lambda t=text, p=pattern: list(chunk_counts_(t, p).items()),
@@ -115,7 +115,7 @@ def check_crossing_tokens(crossing_tokens) -> None:
 def check_train_regex(train_regex) -> None:
     """train_regex(text, vocab_size, pattern) -> [(pair, count), ...] learned within chunks."""
     calls = []
-    for text, sizes in [(seeds.DOG_TEXT, [256, 260, 300]), (MIXED, [270, 300]), ("aaaa aaab baaa zy yz", [262])]:
+    for text, sizes in [(walkthroughs.DOG_TEXT, [256, 260, 300]), (MIXED, [270, 300]), ("aaaa aaab baaa zy yz", [262])]:
         for pattern_name, pattern in PATTERNS.items():
             for vocab_size in sizes:
                 calls.append(((text, vocab_size, pattern), _trained(text, vocab_size, pattern_name).merges))

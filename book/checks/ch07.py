@@ -14,7 +14,7 @@ from functools import cache
 from book import corpora
 from book.checks.core import Case, check_cases, check_function, equal
 from book.tokenizers.regex_bpe import RegexTokenizer
-from book.tokenizers.special import Trusted, encode_parts, pad_batch, split_on_special_tokens
+from book.chat import Trusted, encode_parts, pad_batch, split_on_special_tokens
 
 # The exercise's special tokens: "<|end|>" begins "<|end|>\n", and "|" is a regex operator.
 SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|end|>", "<|end|>\n"]

@@ -15,12 +15,15 @@ import html
 import zlib
 from collections.abc import Collection, Sequence
 
+from book.tokenizers.char_bpe import END_OF_WORD
+
 Piece = str | bytes
 
+# Chip backgrounds (figures use book.show.plots.PALETTE, which must carry lines, not black text).
 # Paul Tol's "light" scheme: designed to stay distinguishable for colour-blind readers and to
 # carry black text. Pale grey is left out (it reads as "disabled"), and so is olive, too close
 # to pear for readers with red-green colour blindness.
-PALETTE: tuple[str, ...] = (
+CHIP_COLORS: tuple[str, ...] = (
     "#77AADD",  # light blue
     "#EE8866",  # orange
     "#EEDD88",  # light yellow
@@ -29,8 +32,6 @@ PALETTE: tuple[str, ...] = (
     "#44BB99",  # mint
     "#BBCC33",  # pear
 )
-
-END_OF_WORD = "</w>"
 
 # Characters that would be invisible (or would break the layout) get a visible stand-in.
 # Every other C0 control character becomes its Unicode "control picture" (U+2400 + code).
@@ -59,7 +60,7 @@ CHIPS_CSS = """<style>
 </style>"""
 
 
-def color_index(key: int | Piece, n_colors: int = len(PALETTE)) -> int:
+def color_index(key: int | Piece, n_colors: int = len(CHIP_COLORS)) -> int:
     """Palette slot for a token: from its id if known, else a stable hash of the piece.
 
     >>> color_index(9), color_index("hu") == color_index("hu")
@@ -115,12 +116,12 @@ def piece_html(piece: Piece) -> str:
     """
     if isinstance(piece, bytes):
         try:
-            return visible_text(piece.decode("utf-8"))
+            piece = piece.decode("utf-8")
         except UnicodeDecodeError:
             # A byte-level token can hold part of a character; decoding it would only show
             # a replacement character and hide which bytes it is.
             return f'<span class="tfs-hex">{html.escape(hex_label(piece))}</span>'
-    # The end-of-word marker is a convention of character-level BPE, so only str pieces have it.
+    # Character-level BPE's end-of-word marker, made smaller so the word stays readable.
     if piece.endswith(END_OF_WORD):
         body = visible_text(piece[: -len(END_OF_WORD)])
         # A marker standing alone as a token is shown full size, or the chip would be a sliver.
@@ -151,7 +152,7 @@ def chip_html(
     id_html = "" if token_id is None else f'<span class="tfs-id">{token_id}</span>'
     title = html.escape(piece_title(piece, token_id), quote=True)
     return (
-        f'<span class="{classes}" style="background:{PALETTE[color]}" title="{title}">'
+        f'<span class="{classes}" style="background:{CHIP_COLORS[color]}" title="{title}">'
         f"{piece_html(piece)}{id_html}</span>"
     )
 
@@ -187,7 +188,7 @@ def chips_html(
         # Same token, same colour, except that neighbours never share one: the eye must see
         # where one token ends and the next begins.
         if color == previous_color:
-            color = (color + 1) % len(PALETTE)
+            color = (color + 1) % len(CHIP_COLORS)
         chips.append(chip_html(piece, token_id, position in highlight, color))
         previous_color = color
         if break_lines and ends_line(piece):

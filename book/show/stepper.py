@@ -24,7 +24,8 @@ from typing import Protocol
 
 import ipywidgets as widgets
 
-from book.show.chips import CHIPS_CSS, END_OF_WORD, chip_html, chips_html
+from book.show.chips import CHIPS_CSS, chip_html, chips_html
+from book.tokenizers.char_bpe import END_OF_WORD
 from book.tokenizers.trace import Piece, Step
 
 

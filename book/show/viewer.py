@@ -56,31 +56,20 @@ def load(tokenizer: Any) -> tuple[str, Any]:
     return (name if isinstance(name, str) else type(tokenizer).__name__), tokenizer
 
 
-def token_piece(tokenizer: Any, token_id: int) -> Piece:
-    """What one id stands for: bytes for byte-level tokenizers, a string for the others.
+def token_piece(tokenizer: Any, token_id: int) -> bytes:
+    """The bytes one id stands for: ``token_bytes`` of a book tokenizer, or tiktoken's
+    ``decode_single_token_bytes`` (the same thing under tiktoken's name).
 
-    tiktoken has ``decode_single_token_bytes``; the book's byte-level and regex BPE have
-    ``decode_bytes``; the character and word tokenizers map ids to strings in ``itos``;
-    character-level BPE lists its token strings in ``vocab``.
-
-    >>> from book.tokenizers.characters import CharTokenizer
+    >>> from book.tokenizers import CharTokenizer
     >>> token_piece(CharTokenizer.train("hi"), 1), token_piece(get_encoding("gpt2"), 31373)
-    ('i', b'hello')
+    (b'i', b'hello')
     """
-    if hasattr(tokenizer, "decode_single_token_bytes"):
-        return tokenizer.decode_single_token_bytes(token_id)
-    if hasattr(tokenizer, "decode_bytes"):
-        return tokenizer.decode_bytes([token_id])
-    itos = getattr(tokenizer, "itos", None)  # before vocab: a word tokenizer's vocab lacks <unk>
-    if isinstance(itos, Mapping):
-        return itos[token_id]
-    vocab = getattr(tokenizer, "vocab", None)
-    if isinstance(vocab, Sequence) and not isinstance(vocab, (str, bytes)):
-        return vocab[token_id]
+    for method in ("token_bytes", "decode_single_token_bytes"):
+        if hasattr(tokenizer, method):
+            return getattr(tokenizer, method)(token_id)
     raise TypeError(
-        f"cannot show the tokens of a {type(tokenizer).__name__}: give it one of "
-        "decode_single_token_bytes(id) -> bytes (like tiktoken), decode_bytes(ids) -> bytes, "
-        "an itos dict {id: token string}, or a vocab list of token strings"
+        f"cannot show the tokens of a {type(tokenizer).__name__}: it needs token_bytes(id) -> "
+        "bytes, as every book.tokenizers.Tokenizer has (tiktoken: decode_single_token_bytes)"
     )
 
 
@@ -127,7 +116,8 @@ class TokenView:
     def html(self, css: bool = True) -> str:
         """The view as static HTML: a header with the numbers, then the chips."""
         head = (
-            f"<b>{html.escape(self.name)}</b> · <b>{self.n_tokens:,}</b> tokens · "
+            f"<b>{html.escape(self.name)}</b> · <b>{self.n_tokens:,}</b> "
+            f"{'token' if self.n_tokens == 1 else 'tokens'} · "
             f"<b>{self.n_bytes:,}</b> bytes · <b>{self.bytes_per_token:.2f}</b> bytes per token"
         )
         chips = chips_html(self.pieces, self.ids, self.highlight, css=False)
@@ -159,9 +149,25 @@ def token_view(text: str, tokenizer: Any = "o200k_base", *, label: str | None = 
         ids = tokenizer.encode(text, allowed_special=allowed_special)
     else:
         ids = tokenizer.encode(text)
+    return ids_view(tokenizer, ids, label=label or name, text=text)
+
+
+def ids_view(
+    tokenizer: Any, ids: Sequence[int], *, label: str | None = None, text: str | None = None
+) -> TokenView:
+    """The view of ``ids`` made by any tokenizer: one chip per id, special tokens outlined.
+
+    ``text`` is what the ids encode (by default ``tokenizer.decode(ids)``); it gives the byte
+    count of the header. Use it to show ids built without ``encode``, e.g. a chat template's.
+
+    >>> ids_view(get_encoding("gpt2"), [15496, 50256]).pieces
+    (b'Hello', b'<|endoftext|>')
+    """
+    name, tokenizer = load(tokenizer)
     specials = special_ids(tokenizer)
     highlight = tuple(position for position, token_id in enumerate(ids) if token_id in specials)
     pieces = tuple(token_piece(tokenizer, token_id) for token_id in ids)
+    text = tokenizer.decode(list(ids)) if text is None else text
     return TokenView(text, label or name, tuple(ids), pieces, highlight)
 
 

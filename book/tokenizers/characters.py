@@ -5,7 +5,7 @@ A "character" here is a Python ``str`` element, i.e. one Unicode code point. So 
 trip still holds because decode glues the same code points back together.
 
 >>> tok = CharTokenizer.train("the cat sat on the mat")
->>> tok.vocab_size
+>>> tok.n_vocab
 10
 >>> tok.encode("hat")
 [4, 1, 9]
@@ -14,17 +14,19 @@ trip still holds because decode glues the same code points back together.
 
 Unknown input: by default ``encode`` raises :class:`UnknownTokenError` for a character the
 vocabulary lacks. Train with ``unk=True`` to get one extra id, the last one
-(``vocab_size - 1``), that every unknown character maps to; ``decode`` renders it as ``"<unk>"``.
-Nothing is ever dropped silently.
+(``n_vocab - 1``), that every unknown character maps to; ``decode`` renders it as ``"<unk>"``.
+Nothing is ever dropped silently. ``vocab_size`` caps the vocabulary, ``<unk>`` included: the
+most frequent characters are kept.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from book.tokenizers.errors import UnknownTokenError, tokens_for_ids
+from collections import Counter
 
-UNK = "<unk>"
+from book.tokenizers.base import UNK, check_train_vocab_size
+from book.tokenizers.errors import UnknownTokenError, tokens_for_ids
 
 
 def describe_char(ch: str) -> str:
@@ -61,20 +63,37 @@ class CharTokenizer:
             self.itos[self.unk_id] = UNK
 
     @classmethod
-    def train(cls, text: str, *, unk: bool = False) -> CharTokenizer:
+    def train(cls, text: str, vocab_size: int | None = None, *, unk: bool = False) -> CharTokenizer:
         """The tokenizer whose alphabet is the sorted set of characters in ``text``.
 
         Sorting by code point makes the ids independent of where a character first appears.
+        With ``vocab_size``, only the ``vocab_size`` most frequent characters are kept (one
+        fewer if ``unk`` takes an id; equal counts: first occurrence wins); a text with fewer
+        distinct characters gives a smaller vocabulary.
 
         >>> CharTokenizer.train("banana").chars
         ['a', 'b', 'n']
+        >>> CharTokenizer.train("banana", vocab_size=3, unk=True).chars
+        ['a', 'n']
         """
-        return cls(sorted(set(text)), unk=unk)
+        if vocab_size is None:
+            return cls(sorted(set(text)), unk=unk)
+        check_train_vocab_size(vocab_size, int(unk), "the characters, plus <unk> if unk=True")
+        kept = [ch for ch, _count in Counter(text).most_common(vocab_size - unk)]
+        return cls(sorted(kept), unk=unk)
 
     @property
-    def vocab_size(self) -> int:
+    def n_vocab(self) -> int:
         """Number of ids: the characters, plus one if ``<unk>`` is on."""
         return len(self.itos)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """The UTF-8 bytes of token ``token_id`` (``b"<unk>"`` for the unknown token).
+
+        >>> CharTokenizer.train("hé").token_bytes(1)
+        b'\\xc3\\xa9'
+        """
+        return tokens_for_ids(self.itos, [token_id], self.n_vocab)[0].encode("utf-8")
 
     def encode(self, text: str) -> list[int]:
         """The id of each character of ``text``.
@@ -98,7 +117,7 @@ class CharTokenizer:
         >>> CharTokenizer.train("abc").decode([2, 0, 1])
         'cab'
         """
-        return "".join(tokens_for_ids(self.itos, ids, self.vocab_size))
+        return "".join(tokens_for_ids(self.itos, ids, self.n_vocab))
 
     def _unknown(self, ch: str, position: int) -> UnknownTokenError:
         """The error for a character outside the alphabet, with what to do about it."""
@@ -111,4 +130,4 @@ class CharTokenizer:
         )
 
     def __repr__(self) -> str:
-        return f"CharTokenizer(vocab_size={self.vocab_size}, unk={self.unk_id is not None})"
+        return f"CharTokenizer(n_vocab={self.n_vocab}, unk={self.unk_id is not None})"

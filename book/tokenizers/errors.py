@@ -36,36 +36,40 @@ class UnknownTokenError(ValueError):
 class UnknownIdError(ValueError):
     """Decoding met an id that names no token of the vocabulary.
 
-    >>> print(UnknownIdError(12, vocab_size=10))  # doctest: +ELLIPSIS
-    cannot decode id 12: valid ids are 0 to 9 (vocab_size=10). Decode only ids...
+    >>> print(UnknownIdError(12, n_vocab=10))  # doctest: +ELLIPSIS
+    cannot decode id 12: valid ids are 0 to 9 (n_vocab=10). Decode only ids...
     """
 
-    def __init__(self, token_id: object, vocab_size: int):
-        if vocab_size > 0:
-            valid = f"valid ids are 0 to {vocab_size - 1} (vocab_size={vocab_size})"
+    def __init__(self, token_id: object, n_vocab: int):
+        if n_vocab > 0:
+            valid = f"valid ids are 0 to {n_vocab - 1} (n_vocab={n_vocab})"
         else:
-            valid = "the vocabulary is empty (vocab_size=0)"
+            valid = "the vocabulary is empty (n_vocab=0)"
         super().__init__(
             f"cannot decode id {token_id!r}: {valid}. "
             "Decode only ids made by this tokenizer's encode."
         )
         self.token_id = token_id
-        self.vocab_size = vocab_size
+        self.n_vocab = n_vocab
 
 
 
-def tokens_for_ids(table: Mapping[int, T] | Sequence[T], ids: Iterable[object], vocab_size: int) -> list[T]:
-    """The tokens ``table[i]`` for ``ids``; an id outside ``0 .. vocab_size - 1`` raises UnknownIdError.
+def tokens_for_ids(
+    table: Mapping[int, T] | Sequence[T], ids: Iterable[object], n_vocab: int
+) -> list[T]:
+    """The tokens ``table[i]`` for ``ids``; an id outside ``0 .. n_vocab - 1`` is an error.
 
-    Every decoder of the book starts here, so they all reject bad ids the same way.
+    Every decoder of the book starts here, so they all reject bad ids the same way
+    (:class:`UnknownIdError`).
 
-    >>> tokens_for_ids(["a", "b"], [1, 0], vocab_size=2)
+    >>> tokens_for_ids(["a", "b"], [1, 0], n_vocab=2)
     ['b', 'a']
     """
     tokens = []
     for token_id in ids:
-        if isinstance(token_id, bool) or not isinstance(token_id, Integral) or not 0 <= token_id < vocab_size:
-            raise UnknownIdError(token_id, vocab_size)
+        bad_type = isinstance(token_id, bool) or not isinstance(token_id, Integral)
+        if bad_type or not 0 <= token_id < n_vocab:
+            raise UnknownIdError(token_id, n_vocab)
         tokens.append(table[token_id])
     return tokens
 

@@ -11,7 +11,7 @@ order of their first occurrence in the training text.
 
 Unknown input: by default ``encode`` raises :class:`UnknownTokenError` for a word the
 vocabulary lacks. Train with ``unk=True`` to get one extra id, the last one
-(``vocab_size - 1``), that every unknown word maps to; ``decode`` renders it as ``"[UNK]"``.
+(``n_vocab - 1``), that every unknown word maps to; ``decode`` renders it as ``"<unk>"``.
 
 ``decode`` joins the words with single spaces, so it loses: the original spacing (no space
 before punctuation, runs of spaces, tabs and line breaks all become one space); with
@@ -20,15 +20,13 @@ before punctuation, runs of spaces, tabs and line breaks all become one space); 
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import regex
 
+from book.tokenizers.base import UNK, check_train_vocab_size
 from book.tokenizers.errors import UnknownTokenError, tokens_for_ids
-
-UNK = "[UNK]"
 
 # Applied inside each whitespace-separated chunk: a run of letters (with their combining marks,
 # which Devanagari vowel signs and decomposed accents need), optionally joined by apostrophes
@@ -112,7 +110,7 @@ class WordTokenizer:
     >>> tok.encode("hello there, world"), tok.unk_id
     ([0, 2, 2, 1], 2)
     >>> tok.decode([0, 2, 1])
-    'hello [UNK] world'
+    'hello <unk> world'
     """
 
     def __init__(
@@ -131,7 +129,7 @@ class WordTokenizer:
         self.lowercase = lowercase
         self.stoi = {word: i for i, word in enumerate(self.vocab)}
         self.itos = dict(enumerate(self.vocab))
-        # [UNK] goes last so that turning it on never renumbers the words.
+        # <unk> goes last so that turning it on never renumbers the words.
         self.unk_id = len(self.vocab) if unk else None
         if unk:
             self.itos[self.unk_id] = UNK
@@ -140,28 +138,40 @@ class WordTokenizer:
     def train(
         cls,
         text: str,
+        vocab_size: int | None = None,
         *,
         min_freq: int = 1,
-        max_size: int | None = None,
         split: str = "regex",
         unk: bool = False,
         lowercase: bool = False,
     ) -> WordTokenizer:
         """The tokenizer whose vocabulary is :func:`vocab_from_counts` of the words of ``text``.
 
-        ``max_size`` limits the words; ``[UNK]``, if on, is one more id on top.
+        ``vocab_size`` caps the number of ids, ``<unk>`` included (None: every word seen at
+        least ``min_freq`` times).
 
-        >>> WordTokenizer.train("a b b c c c", max_size=2, unk=True).vocab_size
-        3
+        >>> WordTokenizer.train("a b b c c c", vocab_size=3, unk=True).vocab
+        ['c', 'b']
         """
+        if vocab_size is not None:
+            check_train_vocab_size(vocab_size, int(unk), "the words, plus <unk> if unk=True")
+        max_size = None if vocab_size is None else vocab_size - unk
         words = get_splitter(split)(text.lower() if lowercase else text)
         vocab = vocab_from_counts(word_counts(words), min_freq=min_freq, max_size=max_size)
         return cls(vocab, split=split, unk=unk, lowercase=lowercase)
 
     @property
-    def vocab_size(self) -> int:
-        """Number of ids: the words, plus one if ``[UNK]`` is on."""
+    def n_vocab(self) -> int:
+        """Number of ids: the words, plus one if ``<unk>`` is on."""
         return len(self.itos)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """The UTF-8 bytes of the word with id ``token_id`` (``b"<unk>"`` for the unknown word).
+
+        >>> WordTokenizer(["naïve"]).token_bytes(0)
+        b'na\\xc3\\xafve'
+        """
+        return tokens_for_ids(self.itos, [token_id], self.n_vocab)[0].encode("utf-8")
 
     def split(self, text: str) -> list[str]:
         """The words ``encode`` looks up: lowercased if ``lowercase``, then split.
@@ -193,14 +203,14 @@ class WordTokenizer:
         >>> WordTokenizer(["world", "hello", "!"]).decode([1, 0, 2])
         'hello world !'
         """
-        return " ".join(tokens_for_ids(self.itos, ids, self.vocab_size))
+        return " ".join(tokens_for_ids(self.itos, ids, self.n_vocab))
 
     def _unknown(self, word: str, index: int) -> UnknownTokenError:
         """The error for a word outside the vocabulary, with what to do about it."""
         return UnknownTokenError(
             f"word {word!r} (word {index} of the text) is not in the vocabulary "
             f"({len(self.vocab)} words). Train on text that contains it (with min_freq and "
-            f"max_size that keep it), or pass unk=True to WordTokenizer.train to encode "
+            f"vocab_size that keep it), or pass unk=True to WordTokenizer.train to encode "
             f"unknown words as {UNK}.",
             token=word,
             position=index,
@@ -208,59 +218,6 @@ class WordTokenizer:
 
     def __repr__(self) -> str:
         return (
-            f"WordTokenizer(vocab_size={self.vocab_size}, split={self.split_name!r}, "
+            f"WordTokenizer(n_vocab={self.n_vocab}, split={self.split_name!r}, "
             f"unk={self.unk_id is not None}, lowercase={self.lowercase})"
         )
-
-
-def oov_rate(vocab: WordTokenizer | Collection[str], words: Iterable[str]) -> float:
-    """The fraction of running ``words`` (tokens, not types) missing from ``vocab``.
-
-    With a tokenizer, ``words`` are lowercased first if it lowercases.
-
-    >>> oov_rate({"the", "cat"}, ["the", "dog", "the", "cat"])
-    0.25
-    """
-    if isinstance(vocab, WordTokenizer):
-        known = vocab.stoi
-        words = (word.lower() for word in words) if vocab.lowercase else words
-    else:
-        known = vocab if isinstance(vocab, (set, frozenset, dict)) else set(vocab)
-    total = missing = 0
-    for word in words:
-        total += 1
-        missing += word not in known
-    if total == 0:
-        raise ValueError("oov_rate needs at least one word to measure")
-    return missing / total
-
-
-def oov_curve(
-    train_counts: Mapping[str, int], heldout_words: Iterable[str], sizes: Iterable[int]
-) -> list[float]:
-    """``oov_rate`` of held-out words for the top-``size`` vocabulary, for each size.
-
-    One pass over the held-out counts instead of one per size: a held-out word is covered by
-    the top-k vocabulary exactly when its training rank is below k.
-
-    >>> counts = word_counts("a a a b b c".split())
-    >>> oov_curve(counts, "a b c d".split(), [0, 1, 2, 3, 10])
-    [1.0, 0.75, 0.5, 0.25, 0.25]
-    """
-    rank = {word: r for r, word in enumerate(vocab_from_counts(train_counts))}
-    heldout = Counter(heldout_words)
-    total = heldout.total()
-    if total == 0:
-        raise ValueError("oov_curve needs at least one held-out word to measure")
-    # covered_at[k] = held-out tokens whose word is among the top k training words
-    by_rank = [0] * (len(rank) + 1)
-    for word, count in heldout.items():
-        if word in rank:
-            by_rank[rank[word] + 1] += count
-    covered_at = list(itertools.accumulate(by_rank))
-    curve = []
-    for size in sizes:
-        if size < 0:
-            raise ValueError(f"vocabulary sizes must be at least 0, got {size}")
-        curve.append((total - covered_at[min(size, len(rank))]) / total)
-    return curve

@@ -28,7 +28,7 @@ from tiny_bpe import (
     fixture_tokenizer,
 )
 
-from book.show.examples import (
+from book.show.showcase import (
     BYTE_STEPPER_TEXT,
     REGEX_STEPPER_ENCODING,
     REGEX_STEPPER_TEXT,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from book.encodings import get_encoding
-from book.show import examples
+from book.show import showcase
 from book.tokenizers.patterns import split
 
 
@@ -16,28 +16,28 @@ def is_whole_text(piece: bytes) -> bool:
 
 
 def test_parallel_tokenizer_is_the_chapter_recipe():
-    tok = examples.parallel_byte_bpe()
-    assert tok.vocab_size == examples.PARALLEL_VOCAB_SIZE
-    assert examples.parallel_text().count("\n") == 21
+    tok = showcase.parallel_byte_bpe()
+    assert tok.vocab_size == showcase.PARALLEL_VOCAB_SIZE
+    assert showcase.parallel_text().count("\n") == 21
 
 
 def test_byte_stepper_example_shows_partial_characters_and_an_unseen_emoji():
-    tok = examples.parallel_byte_bpe()
-    trace = tok.trace(examples.BYTE_STEPPER_TEXT)
+    tok = showcase.parallel_byte_bpe()
+    trace = tok.trace(showcase.BYTE_STEPPER_TEXT)
     assert 2 <= len(trace) - 1 <= 40  # a sentence: a few dozen steps keep the page small
     assert any(not is_whole_text(step.new) for step in trace[1:])
     assert trace[-1].pieces[-4:] == tuple(bytes([b]) for b in "🌊".encode())
-    assert "🌊" not in examples.parallel_text()
+    assert "🌊" not in showcase.parallel_text()
 
 
 def test_regex_stepper_example_ends_in_tiktokens_ids_and_respects_chunks():
-    tok = examples.tiktoken_regex_bpe(examples.REGEX_STEPPER_ENCODING)
-    assert tok is examples.tiktoken_regex_bpe(examples.REGEX_STEPPER_ENCODING)  # loaded once
-    trace = tok.trace(examples.REGEX_STEPPER_TEXT)
+    tok = showcase.tiktoken_regex_bpe(showcase.REGEX_STEPPER_ENCODING)
+    assert tok is showcase.tiktoken_regex_bpe(showcase.REGEX_STEPPER_ENCODING)  # loaded once
+    trace = tok.trace(showcase.REGEX_STEPPER_TEXT)
     assert 2 <= len(trace) - 1 <= 60
-    ids = get_encoding(examples.REGEX_STEPPER_ENCODING).encode(examples.REGEX_STEPPER_TEXT)
+    ids = get_encoding(showcase.REGEX_STEPPER_ENCODING).encode(showcase.REGEX_STEPPER_TEXT)
     assert list(trace[-1].pieces) == [tok.vocab[i] for i in ids]
-    chunks = [chunk.encode("utf-8") for chunk in split(examples.REGEX_STEPPER_TEXT, tok.pattern)]
+    chunks = [chunk.encode("utf-8") for chunk in split(showcase.REGEX_STEPPER_TEXT, tok.pattern)]
     boundaries = {sum(map(len, chunks[:k])) for k in range(len(chunks) + 1)}
     for step in trace:
         ends = {sum(map(len, step.pieces[:k])) for k in range(len(step.pieces) + 1)}

@@ -7,7 +7,7 @@ only creates pairs of higher rank), so the encoding with the first k merges is t
 with the first j < k merges, continued with ranks j to k - 1. Each checkpoint continues from
 the previous one, and each distinct chunk (for a tokenizer with a split pattern) is encoded
 once, weighted by how often it occurs. For character-level BPE, see
-:mod:`book.tokenizers.curves`.
+:mod:`book.analysis.curves`.
 
 >>> from book.tokenizers.byte_bpe import ByteTokenizer
 >>> tok = ByteTokenizer.train("hi hi hi!", vocab_size=259)
@@ -25,7 +25,7 @@ from collections.abc import Iterable
 
 from book.tokenizers.bpe_core import merge_lowest_rank, utf8_bytes
 from book.tokenizers.byte_bpe import ByteTokenizer
-from book.tokenizers.curves import checked_checkpoints
+from book.analysis.curves import checked_checkpoints
 
 
 def distinct_chunks(tokenizer: ByteTokenizer, text: str) -> dict[str, int]:
@@ -66,7 +66,7 @@ def token_count_curve(tokenizer: ByteTokenizer, text: str, checkpoints: Iterable
 def bytes_per_token_curve(tokenizer: ByteTokenizer, text: str, checkpoints: Iterable[int]) -> list[float]:
     """UTF-8 bytes of ``text`` per token after the first ``k`` merges, for each ``k``.
 
-    The single-tokenizer measure is :func:`book.tokenizers.metrics.bytes_per_token`.
+    The single-tokenizer measure is :func:`book.analysis.metrics.bytes_per_token`.
 
     1.0 before any merge; higher means shorter sequences. An empty text gives 0.0.
 

@@ -36,8 +36,8 @@ __all__ = [
 ]
 
 
-class Tokenizer(Protocol):
-    """What the helpers need: tiktoken's two encode methods (the book's tokenizer has both)."""
+class SpecialTokenEncoder(Protocol):
+    """What the helpers need: tiktoken's two encode methods (the book's RegexTokenizer has both)."""
 
     def encode(self, text: str, *, allowed_special=..., disallowed_special=...) -> list[int]: ...
 
@@ -63,7 +63,7 @@ Part = str | Trusted
 Message = Mapping[str, str]  # {"role": ..., "content": ...}, as in chat APIs
 
 
-def encode_parts(tokenizer: Tokenizer, parts: Iterable[Part]) -> list[int]:
+def encode_parts(tokenizer: SpecialTokenEncoder, parts: Iterable[Part]) -> list[int]:
     """Ids of ``parts`` in order: :class:`Trusted` ones with special tokens, plain ``str`` as text.
 
     A plain string is untrusted by default, so forgetting to mark a part can only make a
@@ -202,7 +202,7 @@ LLAMA3 = ChatTemplate(
 
 
 def encode_chat(
-    tokenizer: Tokenizer,
+    tokenizer: SpecialTokenEncoder,
     messages: Sequence[Message],
     template: ChatTemplate = CHATML,
     add_generation_prompt: bool = True,

@@ -1,6 +1,6 @@
 """How many tokens a text needs after the first k merges of a character-level BPE, for many k.
 
-(For byte-level and regex BPE, see :mod:`book.tokenizers.compression`.)
+(For byte-level and regex BPE, see :mod:`book.analysis.compression`.)
 
 Encoding the text once per k would replay the merges again and again. Instead we replay them
 once, on the distinct words of the text, and read off the running token count at each

@@ -1,0 +1,28 @@
+"""Measuring tokenizers: compression (bytes per token), OOV rate, round trips, curves over merges.
+
+Everything here accepts any :class:`book.tokenizers.Tokenizer`, a ``tiktoken.Encoding`` too.
+
+>>> from book.tokenizers import CharTokenizer
+>>> measure(CharTokenizer.train("héllo"), "hé")["bytes per token"]
+1.5
+"""
+
+from book.analysis.metrics import (
+    bytes_per_token,
+    measure,
+    oov_curve,
+    oov_rate,
+    oov_share,
+    round_trips,
+    tokens_per_word,
+)
+
+__all__ = [
+    "bytes_per_token",
+    "measure",
+    "oov_curve",
+    "oov_rate",
+    "oov_share",
+    "round_trips",
+    "tokens_per_word",
+]
