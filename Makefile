@@ -1,6 +1,7 @@
 # Two commands do all set-up on a fresh machine (Debian, Python 3.11, package registries only):
 #   make book   build the rendered HTML book into _build/html
-#   make test   run the whole test suite
+#   make test   run the whole test suite (after make lint)
+# While working: make test-fast (under a minute), make lint.
 # Both create .venv from the pinned requirements and provide tiktoken's encoding files offline.
 
 PYTHON_BASE ?= python3.11
@@ -9,7 +10,7 @@ PY := $(VENV)/bin/python
 DOWNLOADS := .cache/downloads
 BUILD_FLAGS := -W -n --keep-going
 
-.PHONY: book test bench setup setup-test encodings exercises browser-deps clean
+.PHONY: book test test-fast lint bench setup setup-test encodings exercises browser-deps clean
 
 book: setup _build/.package-stamp
 	$(VENV)/bin/jupyter-book build . $(BUILD_FLAGS)
@@ -21,8 +22,18 @@ _build/.package-stamp: $(shell find book -name '*.py' -o -path 'book/data/*' -ty
 	rm -rf _build/.jupyter_cache
 	mkdir -p _build && touch $@
 
-test: setup-test _build/.package-stamp
+test: setup-test _build/.package-stamp lint
 	$(PY) -m pytest
+
+# The inner loop: unit, property and doctests; no notebooks, no book build, no browser (< 1 min).
+test-fast: $(VENV)/.dev-installed encodings
+	$(PY) -m pytest -q -m "not slow and not browser"
+
+# Style (ruff) and the package's floors (import-linter's layers contract in pyproject.toml).
+lint: $(VENV)/.dev-installed
+	$(VENV)/bin/ruff check book tests benchmarks tools
+	$(VENV)/bin/ruff format --check book tests benchmarks tools
+	$(VENV)/bin/lint-imports
 
 setup: $(VENV)/.book-installed encodings
 
