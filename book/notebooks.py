@@ -60,11 +60,19 @@ def read_notebook(path: Path) -> NotebookNode:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise NotebookError(f"{shown(path)} is not valid notebook JSON ({error}); "
-                            "save it again from Jupyter (File > Save) or download a fresh copy") from None
-    if not isinstance(data, dict) or data.get("nbformat") != 4 or not isinstance(data.get("cells"), list):
-        raise NotebookError(f"{shown(path)} is not a Jupyter notebook in format 4; "
-                            "open it in Jupyter and save it again")
+        raise NotebookError(
+            f"{shown(path)} is not valid notebook JSON ({error}); "
+            "save it again from Jupyter (File > Save) or download a fresh copy"
+        ) from None
+    if (
+        not isinstance(data, dict)
+        or data.get("nbformat") != 4
+        or not isinstance(data.get("cells"), list)
+    ):
+        raise NotebookError(
+            f"{shown(path)} is not a Jupyter notebook in format 4; "
+            "open it in Jupyter and save it again"
+        )
     return nbformat.reads(text, as_version=4)
 
 
@@ -75,13 +83,18 @@ def notebook_text(nb: NotebookNode) -> str:
 
 def is_check_cell(cell: NotebookNode) -> bool:
     """True for a code cell marked '# NBVAL_CHECK_OUTPUT' on a line of its own."""
-    return cell.cell_type == "code" and CHECK_MARK in (line.strip() for line in cell.source.splitlines())
+    return cell.cell_type == "code" and CHECK_MARK in (
+        line.strip() for line in cell.source.splitlines()
+    )
 
 
 def stdout_of(cell: NotebookNode) -> str:
     """All text the cell printed to stdout, in order."""
-    return "".join(out.get("text", "") for out in cell.get("outputs", [])
-                   if out.output_type == "stream" and out.name == "stdout")
+    return "".join(
+        out.get("text", "")
+        for out in cell.get("outputs", [])
+        if out.output_type == "stream" and out.name == "stdout"
+    )
 
 
 def error_of(cell: NotebookNode) -> str | None:
@@ -115,7 +128,7 @@ class _Client(NotebookClient):
         return self.km
 
     async def _async_handle_timeout(self, timeout: int, cell: NotebookNode | None = None) -> None:
-        """First timeout of a cell: interrupt it (KeyboardInterrupt). Second: give up on the kernel."""
+        """First timeout of a cell: interrupt it (KeyboardInterrupt); second: give up the kernel."""
         if self.interrupted:
             raise _Stuck()
         self.interrupted = True
@@ -127,9 +140,16 @@ def _client(nb: NotebookNode, timeout: float, cwd: Path) -> _Client:
     quiet = logging.getLogger("book.notebooks.kernel")
     quiet.addHandler(logging.NullHandler())
     quiet.propagate = False
-    return _Client(nb, timeout=timeout, allow_errors=True, record_timing=False,
-                   shutdown_kernel="immediate", startup_timeout=120, log=quiet,
-                   resources={"metadata": {"path": str(cwd)}})
+    return _Client(
+        nb,
+        timeout=timeout,
+        allow_errors=True,
+        record_timing=False,
+        shutdown_kernel="immediate",
+        startup_timeout=120,
+        log=quiet,
+        resources={"metadata": {"path": str(cwd)}},
+    )
 
 
 async def _run(client: _Client, cells: list[NotebookNode], timeout: float) -> dict[int, str]:
@@ -148,7 +168,9 @@ async def _run(client: _Client, cells: list[NotebookNode], timeout: float) -> di
                     client.interrupted = False
                     await client.async_execute_cell(copy.deepcopy(cells[index]), index)
             except (_Stuck, DeadKernelError):
-                problems.update({index: "not run: the kernel could not be restarted" for index in pending})
+                problems.update(
+                    {index: "not run: the kernel could not be restarted" for index in pending}
+                )
                 break
             while pending:
                 index = pending.pop(0)
@@ -156,20 +178,24 @@ async def _run(client: _Client, cells: list[NotebookNode], timeout: float) -> di
                 try:
                     await client.async_execute_cell(cells[index], index)
                 except _Stuck:
-                    problems[index] = f"timed out after {timeout:g} s and ignored the interrupt; kernel restarted"
+                    problems[index] = (
+                        f"timed out after {timeout:g} s and ignored the interrupt; kernel restarted"
+                    )
                     break
                 except DeadKernelError:
                     problems[index] = "the kernel died while running this cell; kernel restarted"
                     break
                 if client.interrupted:
-                    problems[index] = f"timed out after {timeout:g} s (an endless loop?) and was interrupted"
+                    problems[index] = (
+                        f"timed out after {timeout:g} s (an endless loop?) and was interrupted"
+                    )
                 else:
                     finished.append(index)
     return problems
 
 
 def execute(nb: NotebookNode, timeout: float = 30, cwd: Path | None = None) -> dict[int, str]:
-    """Run nb in place in a fresh kernel; return {cell index: problem} for cells that did not finish.
+    """Run nb in place in a fresh kernel; return {cell index: problem} for cells that failed.
 
     Cells that raise are recorded with their error output and the run goes on.
     """
@@ -203,7 +229,9 @@ def execute_in_place(path: Path, timeout: float) -> None:
         for cell in nb.cells:
             cell.id = random_cell_id()
     problems = execute(nb, timeout, cwd=path.resolve().parent)
-    found = [f"cell {index} {problem}" for index, problem in sorted(problems.items())] + _unexpected(nb)
+    found = [
+        f"cell {index} {problem}" for index, problem in sorted(problems.items())
+    ] + _unexpected(nb)
     if found:
         raise NotebookError(f"{shown(path)} was not saved: " + "; ".join(found))
     for cell in nb.cells:
@@ -213,11 +241,21 @@ def execute_in_place(path: Path, timeout: float) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: python -m book.notebooks execute PATH... [--timeout SECONDS]."""
-    parser = argparse.ArgumentParser(prog="python -m book.notebooks", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m book.notebooks", description=__doc__.split("\n\n")[0]
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("execute", help="run notebooks and save them with their outputs")
-    run.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="notebooks to execute in place")
-    run.add_argument("--timeout", type=float, default=300, metavar="SECONDS", help="seconds per cell (default 300)")
+    run.add_argument(
+        "paths", nargs="+", type=Path, metavar="PATH", help="notebooks to execute in place"
+    )
+    run.add_argument(
+        "--timeout",
+        type=float,
+        default=300,
+        metavar="SECONDS",
+        help="seconds per cell (default 300)",
+    )
     args = parser.parse_args(argv)
     status = 0
     for path in args.paths:

@@ -163,7 +163,24 @@ CAT_CLAIMED_ENCODINGS: dict[str, list[str]] = {
 CAT_HAT_SOURCE = "gaurav2026"
 CAT_HAT_TEXT = "the cat in the hat"
 CAT_HAT_CLAIMED_BYTES: list[int] = [
-    116, 104, 101, 32, 99, 97, 116, 32, 105, 110, 32, 116, 104, 101, 32, 104, 97, 116,
+    116,
+    104,
+    101,
+    32,
+    99,
+    97,
+    116,
+    32,
+    105,
+    110,
+    32,
+    116,
+    104,
+    101,
+    32,
+    104,
+    97,
+    116,
 ]
 # The article's table, which it cuts off after " c" with "...".
 CAT_HAT_CLAIMED_PAIR_COUNTS: dict[tuple[int, int], int] = {
@@ -176,10 +193,38 @@ CAT_HAT_CLAIMED_PAIR_COUNTS: dict[tuple[int, int], int] = {
 # "Winner: (116, 104) = "th" (first pair with highest count)": the book's tie-break.
 CAT_HAT_CLAIMED_MERGES: list[tuple[int, int]] = [(116, 104), (256, 101)]
 CAT_HAT_CLAIMED_AFTER_MERGE_1: list[int] = [
-    256, 101, 32, 99, 97, 116, 32, 105, 110, 32, 256, 101, 32, 104, 97, 116,
+    256,
+    101,
+    32,
+    99,
+    97,
+    116,
+    32,
+    105,
+    110,
+    32,
+    256,
+    101,
+    32,
+    104,
+    97,
+    116,
 ]
 CAT_HAT_CLAIMED_AFTER_MERGE_2: list[int] = [
-    257, 32, 99, 97, 116, 32, 105, 110, 32, 257, 32, 104, 97, 116,
+    257,
+    32,
+    99,
+    97,
+    116,
+    32,
+    105,
+    110,
+    32,
+    257,
+    32,
+    104,
+    97,
+    116,
 ]
 CAT_HAT_CLAIMED_VOCAB: dict[int, bytes] = {256: b"th", 257: b"the"}
 

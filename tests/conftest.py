@@ -29,5 +29,7 @@ def built_book() -> subprocess.CompletedProcess:
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     return subprocess.run(
         [str(jupyter_book), "build", str(ROOT), "-W", "-n", "--keep-going"],
-        capture_output=True, text=True, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
     )

@@ -8,7 +8,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def toc_files() -> list[str]:
-    """Every file named in _toc.yml, without suffix, in order (e.g. 'chapters/01_text_to_numbers')."""
+    """Every file named in _toc.yml, without suffix, in order: 'chapters/01_text_to_numbers', ..."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     return [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
 

@@ -3,7 +3,6 @@
 import re
 
 import pytest
-
 from notebook_paths import ROOT, toc_files
 
 # Sphinx's own warnings and errors ("file.md:12: WARNING: ..."), not a kernel's log lines.

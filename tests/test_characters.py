@@ -1,11 +1,9 @@
 """Tests of the character tokenizer (book.tokenizers.characters) and the shared errors."""
 
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from book.tokenizers import characters, errors
 from book.tokenizers import UNK, CharTokenizer
 from book.tokenizers.errors import UnknownIdError, UnknownTokenError
 
@@ -15,8 +13,23 @@ SENTENCE = "the cat sat on the mat"
 # ZWJ sequences, variation selectors, invisible and control characters, CJK, right-to-left.
 # Texts mix arbitrary Unicode with these pieces so that every run meets some of them.
 TRICKY = [
-    "😀", "🚀", "𝔘", "\U00010000", "\U0010fffd", "cafe\u0301", "👨‍👩‍👧", "❤\ufe0f",
-    "\u200b", "\u00a0", "\t", "\n", "\r\n", "\x00", "你好", "שלום", "हिन्दी",
+    "😀",
+    "🚀",
+    "𝔘",
+    "\U00010000",
+    "\U0010fffd",
+    "cafe\u0301",
+    "👨‍👩‍👧",
+    "❤\ufe0f",
+    "\u200b",
+    "\u00a0",
+    "\t",
+    "\n",
+    "\r\n",
+    "\x00",
+    "你好",
+    "שלום",
+    "हिन्दी",
 ]
 any_text = st.lists(st.one_of(st.text(), st.sampled_from(TRICKY))).map("".join)
 

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from book.show.chips import (
-    CHIPS_CSS,
     CHIP_COLORS,
+    CHIPS_CSS,
     VISIBLE_WHITESPACE,
     ZERO_WIDTH,
     chips_html,
@@ -158,6 +158,6 @@ def test_a_lone_end_of_word_token_is_shown_full_size():
 
 @pytest.mark.parametrize("char", sorted(ZERO_WIDTH))
 def test_zero_width_characters_are_named_not_hidden(char):
-    family = "\U0001F468" + char + "\U0001F469"
+    family = "\U0001f468" + char + "\U0001f469"
     html_text = chips_html([family])
     assert ZERO_WIDTH[char] in html_text and char not in html_text

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from book import corpora
-from book.analysis import compression
-from book.tokenizers.byte_bpe import ByteTokenizer
 from book.analysis.compression import bytes_per_token_curve, distinct_chunks, token_count_curve
+from book.tokenizers.byte_bpe import ByteTokenizer
 from book.tokenizers.patterns import GPT2_PATTERN
 from book.tokenizers.regex_bpe import RegexTokenizer
 
@@ -50,7 +48,12 @@ def test_more_merges_never_mean_more_tokens():
 
 def test_checkpoints_keep_their_order_and_repeats():
     forward = token_count_curve(BYTE, HELDOUT, [0, 50, 344])
-    assert token_count_curve(BYTE, HELDOUT, [344, 0, 50, 0]) == [forward[2], forward[0], forward[1], forward[0]]
+    assert token_count_curve(BYTE, HELDOUT, [344, 0, 50, 0]) == [
+        forward[2],
+        forward[0],
+        forward[1],
+        forward[0],
+    ]
 
 
 def test_bytes_per_token_is_bytes_over_tokens():

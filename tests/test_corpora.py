@@ -57,7 +57,12 @@ def test_every_loader_returns_nonempty_nfc_text(label: str) -> None:
 
 def test_available_names_match_sample() -> None:
     assert corpora.available() == (
-        "english", "english-train", "english-heldout", "technical", "code", "code-c"
+        "english",
+        "english-train",
+        "english-heldout",
+        "technical",
+        "code",
+        "code-c",
     )
     assert corpora.sample("english-heldout") == corpora.english("heldout")
     assert corpora.sample("technical") == corpora.technical()

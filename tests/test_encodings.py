@@ -53,7 +53,9 @@ def test_every_provisioned_file_matches_tiktokens_hash(provisioned_cache):
 
 def test_gpt2_files_rebuilt_byte_for_byte(provisioned_cache):
     r50k_url = next(iter(encodings.expected_files("r50k_base")))
-    vocab_bpe, encoder_json = encodings.gpt2_files((provisioned_cache / encodings.cache_key(r50k_url)).read_bytes())
+    vocab_bpe, encoder_json = encodings.gpt2_files(
+        (provisioned_cache / encodings.cache_key(r50k_url)).read_bytes()
+    )
     hashes = {url.rsplit("/", 1)[1]: h for url, h in encodings.expected_files("gpt2").items()}
     assert hashlib.sha256(vocab_bpe).hexdigest() == hashes["vocab.bpe"]
     assert hashlib.sha256(encoder_json).hexdigest() == hashes["encoder.json"]
@@ -76,18 +78,30 @@ def test_encodings_load_with_the_network_cut_off(provisioned_cache):
     env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(provisioned_cache)}
     result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["gpt2", "50257", "r50k_base", "50257",
-                                     "cl100k_base", "100277", "o200k_base", "200019"]
+    assert result.stdout.split() == [
+        "gpt2",
+        "50257",
+        "r50k_base",
+        "50257",
+        "cl100k_base",
+        "100277",
+        "o200k_base",
+        "200019",
+    ]
 
 
 def test_gpt2_and_r50k_are_the_same_tokenizer(provisioned_cache):
     text = "GPT-2's ranks are r50k_base's: 12345 tokens,  spaces\tand ünïcödé 🙂"
-    assert encodings.get_encoding("gpt2").encode(text) == encodings.get_encoding("r50k_base").encode(text)
+    assert encodings.get_encoding("gpt2").encode(text) == encodings.get_encoding(
+        "r50k_base"
+    ).encode(text)
 
 
 def test_a_file_with_the_wrong_hash_is_never_written(tmp_path):
     with pytest.raises(EncodingSetupError, match="NOT installed"):
-        encodings.write_verified(tmp_path, "https://example.invalid/x.tiktoken", b"tampered", "0" * 64)
+        encodings.write_verified(
+            tmp_path, "https://example.invalid/x.tiktoken", b"tampered", "0" * 64
+        )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -96,7 +110,9 @@ def test_a_corrupted_cache_file_is_detected_and_replaced(tmp_path, provisioned_c
     (tmp_path / encodings.cache_key(url)).write_bytes(b"corrupted")
     assert not encodings.is_cached(tmp_path, url, expected)
     downloads = Path(__file__).resolve().parents[1] / ".cache" / "downloads"
-    encodings.provision(["r50k_base"], cache=tmp_path, downloads=downloads if downloads.is_dir() else None)
+    encodings.provision(
+        ["r50k_base"], cache=tmp_path, downloads=downloads if downloads.is_dir() else None
+    )
     assert encodings.is_cached(tmp_path, url, expected)
 
 
@@ -115,5 +131,3 @@ def test_missing_files_without_network_say_what_to_run(tmp_path, monkeypatch):
     monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})  # forget encodings loaded earlier
     with pytest.raises(EncodingSetupError, match="python -m book.encodings"):
         encodings.get_encoding("cl100k_base")
-
-

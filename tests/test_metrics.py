@@ -24,16 +24,26 @@ def test_measure_characters_on_the_seed_sentence():
     # Seed 000: 22 character tokens, vocabulary of 10, every character known.
     row = measure(CharTokenizer.train(SENTENCE), SENTENCE)
     assert list(row) == KEYS
-    assert row == {"n_vocab": 10, "tokens": 22, "bytes per token": 1.0, "OOV rate": 0.0,
-                   "round trip": True}
+    assert row == {
+        "n_vocab": 10,
+        "tokens": 22,
+        "bytes per token": 1.0,
+        "OOV rate": 0.0,
+        "round trip": True,
+    }
 
 
 def test_measure_words_counts_unknown_words_and_lost_spacing():
     tok = WordTokenizer.train(SENTENCE, unk=True)
     row = measure(tok, "the dog sat, the cat")
     # the [UNK] sat [UNK] the cat: "dog" and "," were never seen, so 2 of 6 tokens are unknown.
-    assert row == {"n_vocab": 6, "tokens": 6, "bytes per token": 20 / 6, "OOV rate": 2 / 6,
-                   "round trip": False}
+    assert row == {
+        "n_vocab": 6,
+        "tokens": 6,
+        "bytes per token": 20 / 6,
+        "OOV rate": 2 / 6,
+        "round trip": False,
+    }
 
 
 def test_bytes_per_token_counts_utf8_bytes_not_characters():
@@ -56,8 +66,13 @@ def test_round_trips():
 def test_tiktoken_encoding_is_a_tokenizer():
     enc = get_encoding("gpt2")
     row = measure(enc, "Hello world")
-    assert row == {"n_vocab": enc.n_vocab, "tokens": 2, "bytes per token": 5.5, "OOV rate": 0.0,
-                   "round trip": True}
+    assert row == {
+        "n_vocab": enc.n_vocab,
+        "tokens": 2,
+        "bytes per token": 5.5,
+        "OOV rate": 0.0,
+        "round trip": True,
+    }
 
 
 def test_unknown_id_explicit_argument_wins():

@@ -5,7 +5,6 @@ import time
 import nbformat
 import pytest
 from nbclient import NotebookClient
-
 from notebook_paths import ROOT, notebooks, toc_files
 
 CHAPTERS = notebooks("chapters")
@@ -18,8 +17,11 @@ def test_there_are_chapters():
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
 def test_chapter_is_stored_without_outputs(path):
     nb = nbformat.read(path, as_version=4)
-    dirty = [i for i, c in enumerate(nb.cells)
-             if c.cell_type == "code" and (c.outputs or c.execution_count is not None)]
+    dirty = [
+        i
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code" and (c.outputs or c.execution_count is not None)
+    ]
     assert not dirty, f"{path.name}: cells {dirty} have outputs; chapters are stored without them"
 
 
@@ -37,6 +39,7 @@ def test_chapter_runs_top_to_bottom_in_a_fresh_kernel(path):
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
     # A cell that raises fails the test with the cell's traceback (nbclient's CellExecutionError).
-    NotebookClient(nb, timeout=120, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(
+        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
     print(f"{path.name} ran in {time.perf_counter() - start:.1f} s")

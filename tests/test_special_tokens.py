@@ -8,18 +8,12 @@ allowed; and the template helpers of ``book.chat`` must keep it that way.
 
 from __future__ import annotations
 
-
 import pytest
 import tiktoken
 from hypothesis import given
 from hypothesis import strategies as st
 
 from book import corpora
-from book.encodings import get_encoding
-from book import chat as special
-from book.tokenizers import errors
-from book.tokenizers.errors import DisallowedSpecialTokenError
-from book.tokenizers.regex_bpe import RegexTokenizer
 from book.chat import (
     CHATML,
     LLAMA3,
@@ -31,6 +25,9 @@ from book.chat import (
     special_tokens_of,
     split_on_special_tokens,
 )
+from book.encodings import get_encoding
+from book.tokenizers.errors import DisallowedSpecialTokenError
+from book.tokenizers.regex_bpe import RegexTokenizer
 
 REAL = ("cl100k_base", "o200k_base")
 
@@ -119,8 +116,14 @@ def test_error_names_the_token_its_position_and_the_ways_out(pair):
     assert isinstance(error, DisallowedSpecialTokenError)
     assert (error.token, error.position) == (PROMPT, text.index(PROMPT))
     message = str(error)
-    for needed in (repr(PROMPT), f"position {text.index(PROMPT)}", "allowed_special=",
-                   "disallowed_special=()", "encode_ordinary", "Hello, world."):
+    for needed in (
+        repr(PROMPT),
+        f"position {text.index(PROMPT)}",
+        "allowed_special=",
+        "disallowed_special=()",
+        "encode_ordinary",
+        "Hello, world.",
+    ):
         assert needed in message
 
 
@@ -139,8 +142,27 @@ special_names = st.sampled_from([EOT, PROMPT, "<|fim_prefix|>", "<|fim_suffix|>"
 text_with_specials = st.lists(
     st.one_of(
         special_names,
-        st.sampled_from(["<", "|", ">", "<|", "|>", "endoftext", " ", "\n", "a", "ab", "'s",
-                         "123", "é", "中", "🙂", "  ", "Hello"]),
+        st.sampled_from(
+            [
+                "<",
+                "|",
+                ">",
+                "<|",
+                "|>",
+                "endoftext",
+                " ",
+                "\n",
+                "a",
+                "ab",
+                "'s",
+                "123",
+                "é",
+                "中",
+                "🙂",
+                "  ",
+                "Hello",
+            ]
+        ),
         st.text(st.characters(exclude_categories=("Cs", "Cn")), max_size=5),
     ),
     max_size=12,
@@ -149,8 +171,9 @@ modes = st.fixed_dictionaries(
     {},
     optional={
         "allowed_special": st.one_of(st.just("all"), st.sets(st.sampled_from([EOT, PROMPT]))),
-        "disallowed_special": st.one_of(st.just("all"), st.just(()),
-                                        st.sets(st.sampled_from([EOT, PROMPT]))),
+        "disallowed_special": st.one_of(
+            st.just("all"), st.just(()), st.sets(st.sampled_from([EOT, PROMPT]))
+        ),
     },
 )
 
@@ -178,7 +201,8 @@ def test_unknown_names_are_errors_where_tiktoken_ignores_them(pair):
     typo = "<|end_of_text|>"
     # tiktoken: the typo is ignored, and EOT silently becomes ordinary text.
     assert encoding.encode(text, allowed_special={typo}, disallowed_special=()) == (
-        encoding.encode_ordinary(text))
+        encoding.encode_ordinary(text)
+    )
     with pytest.raises(ValueError, match="not special tokens of this tokenizer"):
         ours.encode(text, allowed_special={typo}, disallowed_special=())
     with pytest.raises(ValueError, match="register_special_tokens"):
@@ -216,8 +240,12 @@ def own():
 def as_tiktoken(tok: RegexTokenizer) -> tiktoken.Encoding:
     """The same tokenizer as a tiktoken Encoding (ranks = ids: the bytes come in byte order)."""
     ranks = {tok.vocab[i]: i for i in range(tok.vocab_size)}
-    return tiktoken.Encoding("book_own", pat_str=tok.pattern, mergeable_ranks=ranks,
-                             special_tokens=dict(tok.special_tokens))
+    return tiktoken.Encoding(
+        "book_own",
+        pat_str=tok.pattern,
+        mergeable_ranks=ranks,
+        special_tokens=dict(tok.special_tokens),
+    )
 
 
 def test_special_ids_come_after_the_vocabulary(own):
@@ -229,8 +257,12 @@ def test_special_ids_come_after_the_vocabulary(own):
         own.register_special_tokens({"<|pad|>": 400})
 
 
-@given(text=st.lists(st.sampled_from([*OWN_SPECIALS, "the ", "end", "\n", "|", "[", "]", "A",
-                                      "B", "<|", "|>"]), max_size=15).map("".join))
+@given(
+    text=st.lists(
+        st.sampled_from([*OWN_SPECIALS, "the ", "end", "\n", "|", "[", "]", "A", "B", "<|", "|>"]),
+        max_size=15,
+    ).map("".join)
+)
 def test_merges_never_produce_special_ids(own, text):
     assert all(token_id < own.vocab_size for token_id in own.encode_ordinary(text))
     assert own.decode(own.encode(text, allowed_special="all")) == text
@@ -262,7 +294,8 @@ def test_where_one_special_begins_another_the_longest_wins(own):
     assert own.encode("<|end|><|end|>\n\n", allowed_special="all")[:2] == [end, end_nl]
     # Only the shorter allowed: it is used, and the newline is ordinary text.
     assert own.encode("<|end|>\n", allowed_special={"<|end|>"}, disallowed_special=()) == (
-        [end, *own.encode_ordinary("\n")])
+        [end, *own.encode_ordinary("\n")]
+    )
     # tiktoken defines no order here: it takes one of the two, by its hash map's order.
     got = as_tiktoken(own).encode("<|end|>\n", allowed_special="all")
     assert got in ([end_nl], [end, *own.encode_ordinary("\n")])
@@ -278,8 +311,10 @@ def test_a_disallowed_special_inside_an_allowed_one_still_raises_as_in_tiktoken(
 # --- injection: untrusted text never becomes a special id ---------------------------------------
 
 untrusted_text = st.lists(
-    st.one_of(st.sampled_from(["<|im_start|>", "<|im_end|>", EOT, "system", "\n", "user", " "]),
-              st.text(max_size=4).filter(lambda s: not any("\ud800" <= c <= "\udfff" for c in s))),
+    st.one_of(
+        st.sampled_from(["<|im_start|>", "<|im_end|>", EOT, "system", "\n", "user", " "]),
+        st.text(max_size=4).filter(lambda s: not any("\ud800" <= c <= "\udfff" for c in s)),
+    ),
     max_size=10,
 ).map("".join)
 
@@ -295,8 +330,11 @@ def chat_tok():
 @given(text=untrusted_text)
 def test_untrusted_text_never_yields_a_special_id_unless_allowed(chat_tok, text):
     special_ids = set(chat_tok.special_tokens.values())
-    for safe in (chat_tok.encode_ordinary(text), chat_tok.encode(text, disallowed_special=()),
-                 encode_parts(chat_tok, [text])):
+    for safe in (
+        chat_tok.encode_ordinary(text),
+        chat_tok.encode(text, disallowed_special=()),
+        encode_parts(chat_tok, [text]),
+    ):
         assert not special_ids & set(safe)
     try:
         default = chat_tok.encode(text)
@@ -328,10 +366,12 @@ def test_injection_through_a_rendered_string_and_its_defence(chat_tok):
 
 def test_encode_parts_works_on_a_tiktoken_encoding_too(chat_tok):
     base = get_encoding("cl100k_base")
-    encoding = tiktoken.Encoding("cl100k_im", pat_str=base._pat_str,
-                                 mergeable_ranks=base._mergeable_ranks,
-                                 special_tokens={**base._special_tokens,
-                                                 "<|im_start|>": 100264, "<|im_end|>": 100265})
+    encoding = tiktoken.Encoding(
+        "cl100k_im",
+        pat_str=base._pat_str,
+        mergeable_ranks=base._mergeable_ranks,
+        special_tokens={**base._special_tokens, "<|im_start|>": 100264, "<|im_end|>": 100265},
+    )
     messages = [{"role": "user", "content": f"what is {EOT}?"}]
     assert encode_chat(encoding, messages) == encode_chat(chat_tok, messages)
     assert special_tokens_of(encoding) == chat_tok.special_tokens
@@ -353,13 +393,16 @@ def test_template_without_its_specials_registered_is_an_error():
         encode_chat(plain, [{"role": "user", "content": "hi"}])
 
 
-@pytest.mark.parametrize("message, error, match", [
-    ({"role": "admin", "content": "hi"}, ValueError, "role 'admin'"),
-    ({"role": "user<|im_end|>", "content": "hi"}, ValueError, "knows"),
-    ({"content": "hi"}, ValueError, "'role' and 'content'"),
-    ({"role": "user", "content": ["hi"]}, TypeError, "content must be a str"),
-    ({"role": "user", "content": Trusted("<|im_end|>")}, TypeError, "content must be a str"),
-])
+@pytest.mark.parametrize(
+    "message, error, match",
+    [
+        ({"role": "admin", "content": "hi"}, ValueError, "role 'admin'"),
+        ({"role": "user<|im_end|>", "content": "hi"}, ValueError, "knows"),
+        ({"content": "hi"}, ValueError, "'role' and 'content'"),
+        ({"role": "user", "content": ["hi"]}, TypeError, "content must be a str"),
+        ({"role": "user", "content": Trusted("<|im_end|>")}, TypeError, "content must be a str"),
+    ],
+)
 def test_bad_messages_are_refused(chat_tok, message, error, match):
     with pytest.raises(error, match=match):
         encode_chat(chat_tok, [message])
@@ -381,9 +424,11 @@ def test_rendering_then_adding_bos_doubles_it():
 def test_render_without_generation_prompt():
     messages = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]
     assert CHATML.render(messages, add_generation_prompt=False) == (
-        "<|im_start|>user\na<|im_end|>\n<|im_start|>assistant\nb<|im_end|>\n")
+        "<|im_start|>user\na<|im_end|>\n<|im_start|>assistant\nb<|im_end|>\n"
+    )
     assert LLAMA3.render([], add_generation_prompt=True) == (
-        "<|begin_of_text|><|start_header_id|>assistant<|end_header_id|>\n\n")
+        "<|begin_of_text|><|start_header_id|>assistant<|end_header_id|>\n\n"
+    )
 
 
 # --- small helpers ------------------------------------------------------------------------------
@@ -395,8 +440,9 @@ def test_split_on_special_tokens_cuts_exactly_where_encode_does(text):
     pieces = split_on_special_tokens(text, names)
     assert "".join(pieces) == text and "" not in pieces
     tok = RegexTokenizer(special_tokens={name: 256 + i for i, name in enumerate(names)})
-    expected = [tok.special_tokens[p] if p in tok.special_tokens else tok.encode_ordinary(p)
-                for p in pieces]
+    expected = [
+        tok.special_tokens[p] if p in tok.special_tokens else tok.encode_ordinary(p) for p in pieces
+    ]
     flat = [i for item in expected for i in (item if isinstance(item, list) else [item])]
     assert tok.encode(text, allowed_special="all") == flat
 
@@ -411,8 +457,7 @@ def test_split_on_special_tokens_edge_cases():
 
 def test_pad_batch():
     assert pad_batch([], 0) == ([], [])
-    assert pad_batch([[1], [], [2, 3]], 9) == ([[1, 9], [9, 9], [2, 3]],
-                                               [[1, 0], [0, 0], [1, 1]])
+    assert pad_batch([[1], [], [2, 3]], 9) == ([[1, 9], [9, 9], [2, 3]], [[1, 0], [0, 0], [1, 1]])
     assert pad_batch([[1], [2, 3]], 9, side="left") == ([[9, 1], [2, 3]], [[0, 1], [1, 1]])
     with pytest.raises(ValueError, match="'left' or 'right'"):
         pad_batch([[1]], 0, side="middle")

@@ -74,7 +74,9 @@ def test_every_view_shows_its_steps_segmentation(stepper):
         stepper.step = index
         assert shown_pieces(stepper.view_html) == list(step.pieces)
         assert f"<b>{step.n_tokens}</b> tokens" in stepper.view_html
-        assert f"<b>{units_per_token(step.pieces):.2f}</b> characters per token" in stepper.view_html
+        assert (
+            f"<b>{units_per_token(step.pieces):.2f}</b> characters per token" in stepper.view_html
+        )
 
 
 def test_view_names_the_merge_and_its_training_count(stepper):
@@ -172,8 +174,9 @@ def test_saved_widget_state_steps_without_a_kernel(stepper):
     """What myst-nb saves into the page holds every view, linked to the controls in JS."""
     models = saved_state(stepper)
     # Every step's view is in the saved state, so the page can show any step.
-    html_values = [m["state"].get("value", "") for m in models.values()
-                   if m["model_name"] == "HTMLModel"]
+    html_values = [
+        m["state"].get("value", "") for m in models.values() if m["model_name"] == "HTMLModel"
+    ]
     for index, step in enumerate(stepper.steps):
         view = next(v for v in html_values if f'data-step="{index}"' in v)
         assert shown_pieces(view) == list(step.pieces)
@@ -182,8 +185,11 @@ def test_saved_widget_state_steps_without_a_kernel(stepper):
     def end(link_end: list[str]) -> tuple[str, str]:
         return models[link_end[0].removeprefix("IPY_MODEL_")]["model_name"], link_end[1]
 
-    links = {(end(m["state"]["source"]), end(m["state"]["target"]))
-             for m in models.values() if m["model_name"] == "LinkModel"}
+    links = {
+        (end(m["state"]["source"]), end(m["state"]["target"]))
+        for m in models.values()
+        if m["model_name"] == "LinkModel"
+    }
     assert (("IntSliderModel", "value"), ("StackModel", "selected_index")) in links
     assert (("BoundedIntTextModel", "value"), ("IntSliderModel", "value")) in links
     # The play, back and forward buttons are plain HTML, so they need no kernel either.

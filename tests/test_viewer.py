@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import book.show.viewer as viewer
 from book.encodings import get_encoding
 from book.show.viewer import (
     TokenViewer,
@@ -209,7 +208,9 @@ def test_widget_shows_every_encoding_and_switches():
 def test_widget_retokenizes_typed_text():
     widget = TokenViewer("a", ["gpt2", "o200k_base"])
     widget._text_box.value = "strawberry"  # what typing in the browser does
-    assert widget.text == "strawberry" and widget.view.ids == tuple(get_encoding("gpt2").encode("strawberry"))
+    assert widget.text == "strawberry" and widget.view.ids == tuple(
+        get_encoding("gpt2").encode("strawberry")
+    )
     widget.close()
 
 

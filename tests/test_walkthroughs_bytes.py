@@ -1,4 +1,4 @@
-"""The seeds' byte-level and pre-tokenization claims: right where marked right, wrong where marked."""
+"""The walkthroughs' byte-level and pre-tokenization claims: right where marked so, wrong too."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import re
 import pytest
 import regex
 
-from book.encodings import get_encoding
 from book import walkthroughs
+from book.encodings import get_encoding
 from book.tokenizers.bpe_core import build_vocab, get_pair_counts, merge, train_naive
 from book.tokenizers.patterns import GPT2_ORIGINAL_PATTERN, split
 
@@ -22,7 +22,9 @@ def test_cat_hat_walkthrough_is_right():
     ids = list(walkthroughs.CAT_HAT_TEXT.encode("utf-8"))
     assert ids == walkthroughs.CAT_HAT_CLAIMED_BYTES
     counts = get_pair_counts(ids)
-    assert {pair: counts[pair] for pair in walkthroughs.CAT_HAT_CLAIMED_PAIR_COUNTS} == walkthroughs.CAT_HAT_CLAIMED_PAIR_COUNTS
+    assert {
+        pair: counts[pair] for pair in walkthroughs.CAT_HAT_CLAIMED_PAIR_COUNTS
+    } == walkthroughs.CAT_HAT_CLAIMED_PAIR_COUNTS
     assert max(counts.values()) == 2  # the table's first four are all the pairs that tie at 2
     merges = train_naive([ids], 2)
     assert [pair for pair, _ in merges] == walkthroughs.CAT_HAT_CLAIMED_MERGES
@@ -49,13 +51,18 @@ def test_utf8_bytes_are_right():
 def test_seed_001_pattern_is_gpt2s_original_and_splits_contractions():
     texts = ["I'll go", "it's 2024  now!!\n\n", "Don't   stop", "we've 3 cats'", " x\t\ty "]
     for text in texts:
-        assert regex.findall(walkthroughs.GPT2_SPLIT_PATTERN_CLAIMED, text) == split(text, GPT2_ORIGINAL_PATTERN)
+        assert regex.findall(walkthroughs.GPT2_SPLIT_PATTERN_CLAIMED, text) == split(
+            text, GPT2_ORIGINAL_PATTERN
+        )
     for text, claimed in walkthroughs.GPT2_SPLIT_CLAIMED.items():
         assert regex.findall(walkthroughs.GPT2_SPLIT_PATTERN_CLAIMED, text) == claimed
 
 
 def test_dog_chunks_are_right():
-    assert re.findall(walkthroughs.DOG_RE_PATTERN, walkthroughs.DOG_TEXT) == walkthroughs.DOG_CLAIMED_CHUNKS
+    assert (
+        re.findall(walkthroughs.DOG_RE_PATTERN, walkthroughs.DOG_TEXT)
+        == walkthroughs.DOG_CLAIMED_CHUNKS
+    )
 
 
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
@@ -67,7 +74,9 @@ def test_def_claims_are_wrong():
     for name, claimed in walkthroughs.DEF_CLAIMED_TOKEN_COUNTS.items():
         encoding = get_encoding(name)
         pieces = [encoding.decode([i]) for i in encoding.encode(walkthroughs.DEF_TEXT)]
-        assert pieces == ["def", " calculate", "():"] and walkthroughs.DEF_CLAIMED_TOKEN not in pieces
+        assert (
+            pieces == ["def", " calculate", "():"] and walkthroughs.DEF_CLAIMED_TOKEN not in pieces
+        )
         assert (claimed == len(pieces)) == (name == "cl100k_base")  # GPT-2's "~6" is wrong
 
 

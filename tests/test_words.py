@@ -1,14 +1,12 @@
 """Tests of the word tokenizer and its helpers (book.tokenizers.words)."""
 
-
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from book.tokenizers import words
-from book.tokenizers.errors import UnknownIdError, UnknownTokenError
 from book.analysis import oov_curve, oov_rate
 from book.tokenizers.base import UNK
+from book.tokenizers.errors import UnknownIdError, UnknownTokenError
 from book.tokenizers.words import (
     WordTokenizer,
     split_whitespace,
@@ -23,9 +21,33 @@ SENTENCE = "the cat sat on the mat"
 # combining marks, scripts with vowel signs, emoji sequences, and whitespace that only some
 # definitions count (NEL, LINE SEPARATOR, IDEOGRAPHIC SPACE, the \x1c-\x1f separators).
 TRICKY = [
-    "don't", "I’m", "'tis", "dogs'", "...", "3.14", "1,000", "well-known", "cafe\u0301",
-    "हिन्दी", "你好", "👨‍👩‍👧", "❤\ufe0f", "\u200b", "\x85", "\u2028", "\u3000", "\x1c",
-    "\u00a0", " ", "  ", "\t", "\n", "\r\n", "<unk>", "The", "İ",
+    "don't",
+    "I’m",
+    "'tis",
+    "dogs'",
+    "...",
+    "3.14",
+    "1,000",
+    "well-known",
+    "cafe\u0301",
+    "हिन्दी",
+    "你好",
+    "👨‍👩‍👧",
+    "❤\ufe0f",
+    "\u200b",
+    "\x85",
+    "\u2028",
+    "\u3000",
+    "\x1c",
+    "\u00a0",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\r\n",
+    "<unk>",
+    "The",
+    "İ",
 ]
 any_text = st.lists(st.one_of(st.text(), st.sampled_from(TRICKY))).map("".join)
 splits = st.sampled_from(["regex", "whitespace"])
@@ -148,9 +170,7 @@ def test_bad_inputs():
 
 def test_repr():
     tok = WordTokenizer.train("a b", unk=True)
-    assert repr(tok) == (
-        "WordTokenizer(n_vocab=3, split='regex', unk=True, lowercase=False)"
-    )
+    assert repr(tok) == ("WordTokenizer(n_vocab=3, split='regex', unk=True, lowercase=False)")
 
 
 def test_oov_rate_counts_running_words():

@@ -52,7 +52,7 @@ def local_path(url: str) -> Path | None:
     """The cached copy that answers a CDN ``url``, or ``None`` if it is not a CDN npm file."""
     if not url.startswith(CDN):
         return None
-    path = (CACHE / "npm" / url[len(CDN):].split("?")[0]).resolve()
+    path = (CACHE / "npm" / url[len(CDN) :].split("?")[0]).resolve()
     # Never serve anything outside the cache, whatever the page asks for.
     return path if path.is_relative_to(CACHE.resolve()) and path.is_file() else None
 
@@ -69,7 +69,10 @@ def npm_pack(name: str, version: str, workdir: Path) -> Path:
         sys.exit("npm is not installed: install Node.js and npm (e.g. apt-get install npm)")
     result = subprocess.run(
         [npm, "pack", f"{name}@{version}", "--json", "--pack-destination", str(workdir)],
-        capture_output=True, text=True, cwd=workdir, check=False,
+        capture_output=True,
+        text=True,
+        cwd=workdir,
+        check=False,
     )
     if result.returncode != 0:
         sys.exit(f"npm pack {name}@{version} failed:\n{result.stderr}")

@@ -14,14 +14,13 @@ touched.
 
 import argparse
 import hashlib
+import pydoc_data.topics
 import re
 import sys
 import sysconfig
 import unicodedata
 import zipfile
 from pathlib import Path
-
-import pydoc_data.topics
 
 from book.corpora import PLAYS
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from book.analysis.curves import checked_checkpoints
 from book.tokenizers.bpe_core import merge_lowest_rank, utf8_bytes
 from book.tokenizers.byte_bpe import ByteTokenizer
-from book.analysis.curves import checked_checkpoints
 
 
 def distinct_chunks(tokenizer: ByteTokenizer, text: str) -> dict[str, int]:
@@ -63,7 +63,9 @@ def token_count_curve(tokenizer: ByteTokenizer, text: str, checkpoints: Iterable
     return [at[k] for k in checkpoints]
 
 
-def bytes_per_token_curve(tokenizer: ByteTokenizer, text: str, checkpoints: Iterable[int]) -> list[float]:
+def bytes_per_token_curve(
+    tokenizer: ByteTokenizer, text: str, checkpoints: Iterable[int]
+) -> list[float]:
     """UTF-8 bytes of ``text`` per token after the first ``k`` merges, for each ``k``.
 
     The single-tokenizer measure is :func:`book.analysis.metrics.bytes_per_token`.

@@ -37,6 +37,7 @@ def checked_checkpoints(checkpoints: Iterable[int], n_merges: int) -> list[int]:
             )
     return checkpoints
 
+
 def tokens_after_merges(
     merges: Sequence[Merge],
     word_freqs: Mapping[str, int],

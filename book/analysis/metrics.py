@@ -7,8 +7,11 @@ compares tokenizers whatever their tokens are, and higher means shorter sequence
 
 >>> from book.tokenizers import CharTokenizer
 >>> tok = CharTokenizer.train("the cat sat on the mat", unk=True)
->>> measure(tok, "the bat")
-{'n_vocab': 11, 'tokens': 7, 'bytes per token': 1.0, 'OOV rate': 0.14285714285714285, 'round trip': False}
+>>> row = measure(tok, "the bat")
+>>> row["n_vocab"], row["tokens"], row["bytes per token"], row["round trip"]
+(11, 7, 1.0, False)
+>>> round(row["OOV rate"], 3)  # 1 of 7 characters, the "b", is unknown
+0.143
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from book.tokenizers.base import Tokenizer
-from book.tokenizers.words import WordTokenizer, vocab_from_counts, word_counts
+from book.tokenizers.words import WordTokenizer, vocab_from_counts
 
 # The default of ``unk_id`` below: read the tokenizer's own ``unk_id`` attribute.
 FROM_TOKENIZER: Any = object()
@@ -40,7 +43,7 @@ def unknown_id(tokenizer: Tokenizer, unk_id: int | None = FROM_TOKENIZER) -> int
 
 
 def _encode_nonempty(tokenizer: Tokenizer, text: str, what: str) -> list[int]:
-    """``tokenizer.encode(text)``, refusing a text with no tokens (every ratio would divide by 0)."""
+    """``tokenizer.encode(text)``; a text with no tokens is refused (ratios would divide by 0)."""
     ids = tokenizer.encode(text)
     if len(ids) == 0:
         raise ValueError(f"{what} needs a text that encodes to at least one token; got {text!r}")
@@ -147,6 +150,7 @@ def oov_curve(
     One pass over the held-out counts instead of one per size: a held-out word is covered by
     the top-k vocabulary exactly when its training rank is below k.
 
+    >>> from book.tokenizers.words import word_counts
     >>> counts = word_counts("a a a b b c".split())
     >>> oov_curve(counts, "a b c d".split(), [0, 1, 2, 3, 10])
     [1.0, 0.75, 0.5, 0.25, 0.25]

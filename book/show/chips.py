@@ -39,8 +39,13 @@ VISIBLE_WHITESPACE: dict[str, str] = {" ": "·", "\n": "↵", "\t": "→", "\r":
 
 # Zero-width characters change how text renders (a ZWJ glues emoji into one glyph) while
 # showing nothing; a tokenizer sees them as code points like any other, so the chips name them.
-ZERO_WIDTH: dict[str, str] = {"\u200b": "ZWSP", "\u200c": "ZWNJ", "\u200d": "ZWJ", "\u2060": "WJ",
-                              "\ufeff": "BOM"}
+ZERO_WIDTH: dict[str, str] = {
+    "\u200b": "ZWSP",
+    "\u200c": "ZWNJ",
+    "\u200d": "ZWJ",
+    "\u2060": "WJ",
+    "\ufeff": "BOM",
+}
 
 # One style sheet for every chip, so each chip only carries a class and its colour.
 # Class names are prefixed "tfs-" (Tokenization from Scratch) so they never clash with a theme.

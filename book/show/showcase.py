@@ -1,4 +1,4 @@
-"""The examples chapters show, kept in one place so that a chapter and its tests show the same thing.
+"""The tokenizers and texts the chapters show, in one place so a chapter and its tests agree.
 
 Each chapter with a merge stepper trains (or loads) its tokenizer and picks the text to step
 through here; the browser test recomputes the same traces from here.

@@ -267,8 +267,14 @@ class MergeStepper(widgets.VBox):
 
     def close(self) -> None:
         """Close this widget and every widget it made, links included."""
-        owned = [self._text_box, self._nav, self._step_box, self._slider, self._controls,
-                 self._message]
+        owned = [
+            self._text_box,
+            self._nav,
+            self._step_box,
+            self._slider,
+            self._controls,
+            self._message,
+        ]
         for widget in [*self._links, *self._views, self._stack, *owned]:
             widget.close()
         super().close()

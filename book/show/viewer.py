@@ -122,17 +122,26 @@ class TokenView:
         )
         chips = chips_html(self.pieces, self.ids, self.highlight, css=False)
         style = CHIPS_CSS + VIEWER_CSS if css else ""
-        return f'{style}<div class="tfs-tokview"><div class="tfs-tokview-head">{head}</div>{chips}</div>'
+        head_html = f'<div class="tfs-tokview-head">{head}</div>'
+        return f'{style}<div class="tfs-tokview">{head_html}{chips}</div>'
 
     def _repr_html_(self) -> str:
         return self.html()
 
     def __repr__(self) -> str:
-        return f"TokenView({self.name!r}, {self.n_tokens} tokens, {self.bytes_per_token:.2f} bytes per token)"
+        return (
+            f"TokenView({self.name!r}, {self.n_tokens} tokens, "
+            f"{self.bytes_per_token:.2f} bytes per token)"
+        )
 
 
-def token_view(text: str, tokenizer: Any = "o200k_base", *, label: str | None = None,
-               allowed_special: Collection[str] | str = ()) -> TokenView:
+def token_view(
+    text: str,
+    tokenizer: Any = "o200k_base",
+    *,
+    label: str | None = None,
+    allowed_special: Collection[str] | str = (),
+) -> TokenView:
     """The view of ``text`` under ``tokenizer`` (an encoding name or a tokenizer object).
 
     ``label`` is the name shown (by default the encoding's name, or the tokenizer's class).
@@ -188,14 +197,18 @@ class TokenViews:
         return "\n".join(map(repr, self.views))
 
 
-def compare(text: str, tokenizers: Iterable[Any] | Mapping[str, Any] = DEFAULT_TOKENIZERS) -> TokenViews:
+def compare(
+    text: str, tokenizers: Iterable[Any] | Mapping[str, Any] = DEFAULT_TOKENIZERS
+) -> TokenViews:
     """The same text under several tokenizers; a mapping gives each one a label.
 
     >>> [view.n_tokens for view in compare("Hello world", ["gpt2", "o200k_base"]).views]
     [2, 2]
     """
     if isinstance(tokenizers, Mapping):
-        return TokenViews(tuple(token_view(text, tok, label=label) for label, tok in tokenizers.items()))
+        return TokenViews(
+            tuple(token_view(text, tok, label=label) for label, tok in tokenizers.items())
+        )
     return TokenViews(tuple(token_view(text, tokenizer) for tokenizer in tokenizers))
 
 
@@ -212,16 +225,22 @@ class TokenViewer(widgets.VBox):
     :class:`TokenView` shown (None if that tokenizer refused the text).
     """
 
-    def __init__(self, text: str = "", tokenizers: Iterable[Any] | Mapping[str, Any] = DEFAULT_TOKENIZERS,
-                 *, rows: int = 3) -> None:
+    def __init__(
+        self,
+        text: str = "",
+        tokenizers: Iterable[Any] | Mapping[str, Any] = DEFAULT_TOKENIZERS,
+        *,
+        rows: int = 3,
+    ) -> None:
         pairs = tokenizers.items() if isinstance(tokenizers, Mapping) else map(load, tokenizers)
         self._tokenizers: dict[str, Any] = dict(pairs)
         if not self._tokenizers:
             raise ValueError("TokenViewer needs at least one tokenizer, e.g. ['o200k_base']")
         self._views: dict[str, TokenView | None] = {}
         self._text = ""
-        self._text_box = widgets.Textarea(rows=rows, placeholder="type a text",
-                                          layout=widgets.Layout(width="100%"))
+        self._text_box = widgets.Textarea(
+            rows=rows, placeholder="type a text", layout=widgets.Layout(width="100%")
+        )
         self._menu = widgets.Dropdown(options=list(self._tokenizers), description="tokenizer")
         self._html = [widgets.HTML() for _ in self._tokenizers]
         self._stack = widgets.Stack(self._html, selected_index=0)
@@ -260,9 +279,11 @@ class TokenViewer(widgets.VBox):
     @tokenizer.setter
     def tokenizer(self, name: str) -> None:
         if name not in self._tokenizers:
-            raise ValueError(f"no tokenizer {name!r} in the menu; choose one of {list(self._tokenizers)}")
+            raise ValueError(
+                f"no tokenizer {name!r} in the menu; choose one of {list(self._tokenizers)}"
+            )
         self._menu.value = name
-        # Set the Stack too: with no browser attached (tests, the book's build) the link does not run.
+        # Set the Stack too: with no browser attached (tests, the book's build) the link is idle.
         self._stack.selected_index = self._menu.index
 
     @property
@@ -288,6 +309,8 @@ class TokenViewer(widgets.VBox):
             self.text = change["new"]
 
 
-def token_viewer(text: str = "", tokenizers: Iterable[Any] | Mapping[str, Any] = DEFAULT_TOKENIZERS) -> TokenViewer:
+def token_viewer(
+    text: str = "", tokenizers: Iterable[Any] | Mapping[str, Any] = DEFAULT_TOKENIZERS
+) -> TokenViewer:
     """A :class:`TokenViewer`; display it as the cell's result."""
     return TokenViewer(text, tokenizers)

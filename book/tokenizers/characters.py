@@ -21,9 +21,8 @@ most frequent characters are kept.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from collections import Counter
+from collections.abc import Iterable
 
 from book.tokenizers.base import UNK, check_train_vocab_size
 from book.tokenizers.errors import UnknownTokenError, tokens_for_ids

@@ -1,7 +1,7 @@
 """Exceptions shared by every tokenizer in the book, and the id lookup that raises them.
 
-The errors are ``ValueError`` subclasses (``InvalidUTF8Error`` a ``UnicodeDecodeError``), so ``except ValueError`` still catches them; their messages
-say what happened and what to do about it.
+The errors are ``ValueError`` subclasses (``InvalidUTF8Error`` a ``UnicodeDecodeError``), so
+``except ValueError`` still catches them; their messages say what happened and what to do.
 
 >>> issubclass(UnknownTokenError, ValueError) and issubclass(UnknownIdError, ValueError)
 True
@@ -53,7 +53,6 @@ class UnknownIdError(ValueError):
         self.n_vocab = n_vocab
 
 
-
 def tokens_for_ids(
     table: Mapping[int, T] | Sequence[T], ids: Iterable[object], n_vocab: int
 ) -> list[T]:
@@ -72,6 +71,7 @@ def tokens_for_ids(
             raise UnknownIdError(token_id, n_vocab)
         tokens.append(table[token_id])
     return tokens
+
 
 class InvalidUTF8Error(UnicodeDecodeError):
     """Strict decoding met token bytes that are not valid UTF-8, typically half a character.

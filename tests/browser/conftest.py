@@ -29,8 +29,11 @@ def widget_js() -> ModuleType:
     try:
         fetcher.fetch()
     except SystemExit as exit_:  # the fetcher exits with a message when npm fails
-        pytest.fail(f"cannot fetch the widget JavaScript: {exit_}\n"
-                    "run: python tools/fetch_widget_js.py (needs npm)", pytrace=False)
+        pytest.fail(
+            f"cannot fetch the widget JavaScript: {exit_}\n"
+            "run: python tools/fetch_widget_js.py (needs npm)",
+            pytrace=False,
+        )
     return fetcher
 
 
@@ -40,12 +43,17 @@ def chromium() -> Iterator[Any]:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        pytest.fail("Playwright is not installed: pip install playwright "
-                    "(`make test` installs it; Playwright's own browser download is not used)",
-                    pytrace=False)
+        pytest.fail(
+            "Playwright is not installed: pip install playwright "
+            "(`make test` installs it; Playwright's own browser download is not used)",
+            pytrace=False,
+        )
     if not CHROMIUM.exists():
-        pytest.fail(f"no Chromium at {CHROMIUM}: run `sh tools/ensure_chromium.sh` "
-                    "(it installs Debian's chromium package)", pytrace=False)
+        pytest.fail(
+            f"no Chromium at {CHROMIUM}: run `sh tools/ensure_chromium.sh` "
+            "(it installs Debian's chromium package)",
+            pytrace=False,
+        )
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield browser

@@ -21,8 +21,14 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 # Offline and quiet: no GPU, no QUIC, and none of Chromium's own calls home.
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 # Page errors that come from the book theme, not from what we test: sphinx-thebe declares this
 # constant in two inline scripts on every page.
@@ -78,6 +84,8 @@ def widget_script_problems(page_html: str, fetcher: ModuleType) -> list[str]:
             # The browser would refuse the script, and the page's widgets would not render.
             problems.append(f"{src}: the npm file does not match integrity={integrity}")
     if problems:
-        problems.append("make pages load npm files with matching hashes: put the lines "
-                        "`python tools/fetch_widget_js.py --print-config` prints in _config.yml")
+        problems.append(
+            "make pages load npm files with matching hashes: put the lines "
+            "`python tools/fetch_widget_js.py --print-config` prints in _config.yml"
+        )
     return problems

@@ -69,19 +69,23 @@ def build_fixture_book(scratch: Path, request: pytest.FixtureRequest) -> Path:
     # The same strictness as `make book`: a warning fails the build.
     result = subprocess.run(
         [jupyter_book(), "build", str(source), "-W", "-n", "--keep-going"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, f"fixture book failed to build:\n{result.stdout[-4000:]}"
     return source / "_build" / "html" / "stepper.html"
 
 
 def built_book_page(relative: str) -> Callable[[Path, pytest.FixtureRequest], Path]:
-    """A page of the real book, built into ``_build/html`` once per session (as `make book` does)."""
+    """A page of the real book, built into ``_build/html`` once per session (as make book does)."""
 
     def page(scratch: Path, request: pytest.FixtureRequest) -> Path:
         build = request.getfixturevalue("built_book")
         if build.returncode != 0:
-            pytest.fail(f"the book did not build:\n{(build.stdout + build.stderr)[-4000:]}", pytrace=False)
+            pytest.fail(
+                f"the book did not build:\n{(build.stdout + build.stderr)[-4000:]}", pytrace=False
+            )
         return ROOT / "_build" / "html" / relative
 
     return page
@@ -91,8 +95,10 @@ PAGES = [
     StepperPage(
         "stepper",
         build_fixture_book,
-        lambda: [fixture_tokenizer().trace(FIXTURE_TEXT),
-                 byte_fixture_tokenizer().trace(BYTE_FIXTURE_TEXT)],
+        lambda: [
+            fixture_tokenizer().trace(FIXTURE_TEXT),
+            byte_fixture_tokenizer().trace(BYTE_FIXTURE_TEXT),
+        ],
     ),
     StepperPage(
         "stepper-04_char_bpe",

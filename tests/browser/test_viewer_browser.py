@@ -21,7 +21,7 @@ from book.show.viewer import DEFAULT_TOKENIZERS
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 HERE = Path(__file__).resolve().parent
-TEXT = '<script>window.tfsInjected = 1</script> Hi 🌍'
+TEXT = "<script>window.tfsInjected = 1</script> Hi 🌍"
 WIDGET_TEXT = "Tokenization costs 1,234,567 tokens 🌍"
 # A chip's text without the id in small print.
 CHIP_TEXT = """chips => chips.map(chip => {
@@ -44,14 +44,26 @@ def build_viewer_book(scratch: Path) -> Path:
     (source / "_toc.yml").write_text("format: jb-book\nroot: viewer\n")
     cells = [nbformat.v4.new_markdown_cell("# Token viewer")]
     cells += [nbformat.v4.new_code_cell(code) for code in CELLS]
-    notebook = nbformat.v4.new_notebook(cells=cells, metadata={
-        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}})
+    notebook = nbformat.v4.new_notebook(
+        cells=cells,
+        metadata={
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}
+        },
+    )
     nbformat.write(notebook, source / "viewer.ipynb")
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
     result = subprocess.run(
-        [str(jupyter_book if jupyter_book.exists() else shutil.which("jupyter-book")),
-         "build", str(source), "-W", "-n", "--keep-going"],
-        capture_output=True, text=True, check=False,
+        [
+            str(jupyter_book if jupyter_book.exists() else shutil.which("jupyter-book")),
+            "build",
+            str(source),
+            "-W",
+            "-n",
+            "--keep-going",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, f"viewer book failed to build:\n{result.stdout[-4000:]}"
     return source / "_build" / "html"

@@ -32,7 +32,7 @@ def merge_pair(symbols: tuple, pair: tuple, new: str | bytes) -> tuple:
     out: list[str] = []
     i = 0
     while i < len(symbols):
-        if symbols[i:i + 2] == pair:
+        if symbols[i : i + 2] == pair:
             out.append(new)
             i += 2
         else:
