@@ -45,7 +45,25 @@ STEPPER_CSS = """<style>
 .tfs-nav{display:flex;gap:4px}
 .tfs-nav button{min-width:34px}
 .tfs-error{color:#b00;font-size:14px}
+.tfs-pairs{border-collapse:collapse;font-size:13px;margin:4px 0}
+.tfs-pairs td,.tfs-pairs th{padding:1px 8px;text-align:left}
+.tfs-pairs td.tfs-n{text-align:right;font-variant-numeric:tabular-nums}
+.tfs-pairs tr.tfs-tie td{background:#f3f3f3}
+.tfs-pairs tr.tfs-chosen td{background:#fff3c4;font-weight:700}
+.tfs-corpus{display:flex;flex-wrap:wrap;gap:4px 14px;margin:4px 0}
+.tfs-word{display:flex;align-items:baseline;gap:3px}
+.tfs-word .tfs-chips{display:inline-flex}
+.tfs-freq{font-size:12px;color:#555}
+.tfs-note{font-size:13px;color:#333;margin:4px 0}
 </style>"""
+
+# Goes into the page only with the widget itself (inside its HTML), so the static copy of the
+# first step that precedes every stepper disappears exactly when the widget did render.
+HIDE_STATIC_CSS = "<style>.tfs-static{display:none}</style>"
+NEEDS_JS = (
+    "Stepping through this needs JavaScript (the widget's scripts did not load): the first "
+    "step is shown. Run the notebook (Binder, Colab, Jupyter) to step through it."
+)
 
 # The buttons must work without a kernel, so they cannot be ipywidgets Buttons (a click is
 # handled in Python), nor the ipywidgets Play widget (the book theme's Font Awesome script swaps
@@ -156,36 +174,46 @@ def nav_html(interval_ms: int) -> str:
         button_html("◀", "tfs-back", "back one merge", BACK_JS),
         button_html("▶", "tfs-forward", "forward one merge", FORWARD_JS),
     ]
-    return f"{CHIPS_CSS}{STEPPER_CSS}<div class='tfs-nav'>{''.join(buttons)}</div>"
+    return f"{CHIPS_CSS}{STEPPER_CSS}{HIDE_STATIC_CSS}<div class='tfs-nav'>{''.join(buttons)}</div>"
 
 
-class MergeStepper(widgets.VBox):
-    """A widget that steps through the merges BPE applies to a text.
+def static_html(first_view: str) -> str:
+    """What a page without the widget's JavaScript shows instead: the first step and why.
 
-    ``text`` (set it to retrace), ``step`` (0 = before any merge, ``n_steps`` = fully merged),
-    ``current`` / ``current_pieces`` (what is shown), ``next()`` / ``back()``.
+    >>> "needs JavaScript" in static_html("<div>step 0</div>")
+    True
+    """
+    return (
+        f'{CHIPS_CSS}{STEPPER_CSS}<div class="tfs-static">{first_view}'
+        f'<div class="tfs-note"><i>{NEEDS_JS}</i></div></div>'
+    )
+
+
+class Stepper(widgets.VBox):
+    """What every stepper shares: a text box, ◀ ▶ play, a step box, a slider and one view a step.
+
+    A subclass computes the steps of a text (``_compute``) and renders one step (``_view``).
+    ``text`` (set it to recompute), ``step`` (0 = the start, ``n_steps`` = the end),
+    ``next()`` / ``back()``, ``view_html``. Displayed, it is preceded by a static copy of its
+    first step, which the widget hides once it renders (see :data:`HIDE_STATIC_CSS`).
     """
 
-    def __init__(self, source: TraceSource, text: str, *, interval_ms: int = 700) -> None:
-        self._source = source
-        self._trace: tuple[Step, ...] = ()
-        self._traced_text = ""
+    def __init__(
+        self, text: str, *, interval_ms: int, text_box: widgets.Widget, slider_label: str
+    ) -> None:
+        self._steps: tuple = ()
+        self._shown_text = ""
         self._views: list[widgets.HTML] = []  # reused across texts: fewer widgets to sync
-        self._text_box = widgets.Text(
-            description="text",
-            placeholder="type a text, then press Enter",
-            continuous_update=False,  # retrace on Enter, not on every keystroke
-            layout=widgets.Layout(width="auto"),
-        )
+        self._text_box = text_box
         self._nav = widgets.HTML(nav_html(interval_ms))
         tight = {"description_width": "initial"}  # labels as wide as their text, no wider
         self._step_box = widgets.BoundedIntText(
             description="step", style=tight, layout={"width": "110px"}
         )
         self._step_box.add_class("tfs-step")  # the HTML buttons find the box by this class
-        self._slider = widgets.IntSlider(description="merges", readout=False, style=tight)
+        self._slider = widgets.IntSlider(description=slider_label, readout=False, style=tight)
         self._stack = widgets.Stack()
-        self._message = widgets.HTML()  # says why a typed text could not be traced
+        self._message = widgets.HTML()  # says why a typed text could not be used
         # Browser-side links: they keep working in the static book, where no kernel runs.
         self._links = [
             widgets.jslink((self._slider, "value"), (self._stack, "selected_index")),
@@ -200,31 +228,39 @@ class MergeStepper(widgets.VBox):
         self.text = text
         self._text_box.observe(self._on_text_typed, names="value")
 
+    def _compute(self, text: str) -> Sequence:
+        """The steps of ``text`` (at least one); ValueError if the text cannot be used."""
+        raise NotImplementedError
+
+    def _view(self, index: int) -> str:
+        """The HTML of step ``index``."""
+        raise NotImplementedError
+
     @property
     def text(self) -> str:
-        """The text being segmented; setting it computes its trace and renders its views."""
-        return self._traced_text
+        """The text shown; setting it computes its steps and renders their views."""
+        return self._shown_text
 
     @text.setter
     def text(self, text: str) -> None:
-        was_at_end = bool(self._trace) and self.step == self.n_steps
-        self._trace = read_trace(self._source, text)
-        self._traced_text = text
+        was_at_end = bool(self._steps) and self.step == self.n_steps
+        self._steps = tuple(self._compute(text))
+        self._shown_text = text
         self._text_box.value = text
         self._message.value = ""
         self._render_views()
-        # Someone watching the fully merged text keeps watching it as they type.
+        # Someone watching the last step keeps watching the last step as they type.
         self.step = self.n_steps if was_at_end else min(self.step, self.n_steps)
 
     @property
-    def steps(self) -> tuple[Step, ...]:
-        """The whole trace: ``steps[0]`` is the text before any merge."""
-        return self._trace
+    def steps(self) -> tuple:
+        """Every step: ``steps[0]`` is the start."""
+        return self._steps
 
     @property
     def n_steps(self) -> int:
-        """How many merges change this text (the last step index)."""
-        return len(self._trace) - 1
+        """The last step's index."""
+        return len(self._steps) - 1
 
     @property
     def step(self) -> int:
@@ -241,61 +277,63 @@ class MergeStepper(widgets.VBox):
         self._stack.selected_index = index
 
     @property
-    def current(self) -> Step:
+    def current(self):
         """The step shown."""
-        return self._trace[self.step]
-
-    @property
-    def current_pieces(self) -> tuple[Piece, ...]:
-        """The segmentation shown."""
-        return self.current.pieces
+        return self._steps[self.step]
 
     @property
     def view_html(self) -> str:
-        """The HTML of the view shown (the merge, the chips and the numbers)."""
+        """The HTML of the view shown."""
         return self._views[self.step].value
 
-    def next(self) -> Step:
-        """Apply one more merge (stays put at the end) and return the step now shown."""
+    def static_html(self) -> str:
+        """The page's copy of the first step, for readers whose browser runs no widget."""
+        return static_html(self._views[0].value)
+
+    def next(self):
+        """Go one step forward (stays put at the end) and return the step now shown."""
         self.step += 1
         return self.current
 
-    def back(self) -> Step:
-        """Undo one merge (stays put at the start) and return the step now shown."""
+    def back(self):
+        """Go one step back (stays put at the start) and return the step now shown."""
         self.step -= 1
         return self.current
 
+    def _ipython_display_(self) -> None:
+        """Display the static copy of the first step, then the widget (which hides the copy)."""
+        from IPython.display import HTML, display
+
+        display(HTML(self.static_html()))
+        display(self._repr_mimebundle_(), raw=True)
+
     def close(self) -> None:
         """Close this widget and every widget it made, links included."""
-        owned = [
-            self._text_box,
-            self._nav,
-            self._step_box,
-            self._slider,
-            self._controls,
-            self._message,
-        ]
-        for widget in [*self._links, *self._views, self._stack, *owned]:
-            widget.close()
+        # getattr: ipywidgets also calls close() on a stepper whose __init__ raised.
+        names = ["_text_box", "_nav", "_step_box", "_slider", "_controls", "_message", "_stack"]
+        owned = [getattr(self, name, None) for name in names]
+        for widget in [*getattr(self, "_links", []), *getattr(self, "_views", []), *owned]:
+            if widget is not None:
+                widget.close()
         super().close()
 
     def _render_views(self) -> None:
         """Render one HTML view per step and bound the controls to the new number of steps."""
-        while len(self._views) < len(self._trace):
+        while len(self._views) < len(self._steps):
             self._views.append(widgets.HTML())
-        for index, step in enumerate(self._trace):
-            self._views[index].value = view_html(step, index, self.n_steps)
-        # When the text got shorter, move back into range before shrinking the bounds, so no
-        # control ever holds an out-of-range value. (Only then: at first the Stack is empty.)
+        for index in range(len(self._steps)):
+            self._views[index].value = self._view(index)
+        # When there are fewer steps now, move back into range before shrinking the bounds, so
+        # no control ever holds an out-of-range value. (Only then: at first the Stack is empty.)
         if self.step > self.n_steps:
             self.step = self.n_steps
         for control in (self._slider, self._step_box):
             control.max = self.n_steps
-        self._stack.children = self._views[: len(self._trace)]
+        self._stack.children = self._views[: len(self._steps)]
 
     def _on_text_typed(self, change: dict) -> None:
-        """Retrace when the reader edits the text box (the setter also writes the box)."""
-        if change["new"] == self._traced_text:
+        """Recompute when the reader edits the text box (the setter also writes the box)."""
+        if change["new"] == self._shown_text:
             return
         try:
             self.text = change["new"]
@@ -303,8 +341,37 @@ class MergeStepper(widgets.VBox):
             # A callback's exception would only reach a log the reader never sees: say it here,
             # and keep showing the last text that worked.
             self._message.value = (
-                f'<div class="tfs-error">cannot trace this text: {html.escape(str(error))}</div>'
+                f'<div class="tfs-error">cannot use this text: {html.escape(str(error))}</div>'
             )
+
+
+class MergeStepper(Stepper):
+    """A widget that steps through the merges BPE applies to a text.
+
+    ``text`` (set it to retrace), ``step`` (0 = before any merge, ``n_steps`` = fully merged),
+    ``current`` / ``current_pieces`` (what is shown), ``next()`` / ``back()``.
+    """
+
+    def __init__(self, source: TraceSource, text: str, *, interval_ms: int = 700) -> None:
+        self._source = source
+        text_box = widgets.Text(
+            description="text",
+            placeholder="type a text, then press Enter",
+            continuous_update=False,  # retrace on Enter, not on every keystroke
+            layout=widgets.Layout(width="auto"),
+        )
+        super().__init__(text, interval_ms=interval_ms, text_box=text_box, slider_label="merges")
+
+    def _compute(self, text: str) -> tuple[Step, ...]:
+        return read_trace(self._source, text)
+
+    def _view(self, index: int) -> str:
+        return view_html(self._steps[index], index, self.n_steps)
+
+    @property
+    def current_pieces(self) -> tuple[Piece, ...]:
+        """The segmentation shown."""
+        return self.current.pieces
 
 
 def merge_stepper(tokenizer: TraceSource, text: str, *, interval_ms: int = 700) -> MergeStepper:

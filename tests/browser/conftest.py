@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import functools
 import http.server
+import shutil
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,7 +22,32 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from pagekit import CHROMIUM, CHROMIUM_ARGS, Visit, load_fetcher
+from pagekit import CHROMIUM, CHROMIUM_ARGS, WIDGET_SCRIPT, Visit, load_fetcher
+
+HERE = Path(__file__).resolve().parent
+
+
+def jupyter_book() -> str:
+    """The ``jupyter-book`` command of the Python running the tests."""
+    beside_python = Path(sys.executable).parent / "jupyter-book"
+    return str(beside_python) if beside_python.exists() else shutil.which("jupyter-book")
+
+
+@pytest.fixture(scope="session")
+def fixture_book_site(tmp_path_factory) -> Path:
+    """``fixture_book/`` built once per session (executing its notebooks); its html folder."""
+    source = tmp_path_factory.mktemp("fixture") / "fixture_book"
+    shutil.copytree(HERE / "fixture_book", source)
+    shutil.copy(HERE / "tiny_bpe.py", source)  # the notebooks import it from their own folder
+    # The same strictness as `make book`: a warning fails the build.
+    result = subprocess.run(
+        [jupyter_book(), "build", str(source), "-W", "-n", "--keep-going"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, f"fixture book failed to build:\n{result.stdout[-4000:]}"
+    return source / "_build" / "html"
 
 
 @pytest.fixture(scope="session")
@@ -86,11 +114,16 @@ def serve() -> Iterator[Callable[[Path], str]]:
 
 
 @pytest.fixture
-def visit(chromium, widget_js) -> Iterator[Callable[[str], Visit]]:
-    """``visit(url) -> Visit``: open a page with CDN requests answered locally."""
-    contexts = []
+def visit(chromium, widget_js) -> Iterator[Callable[..., Visit]]:
+    """``visit(url) -> Visit``: open a page with CDN requests answered locally.
 
-    def open_page(url: str) -> Visit:
+    ``visit(url, serve_widgets=False)`` refuses the widget scripts instead, as a reader's browser
+    that blocks them (or is offline) would.
+    """
+    contexts = []
+    fetcher = widget_js
+
+    def open_page(url: str, serve_widgets: bool = True) -> Visit:
         context = chromium.new_context(viewport={"width": 1100, "height": 900})
         contexts.append(context)
         visit = Visit(context.new_page())
@@ -100,7 +133,10 @@ def visit(chromium, widget_js) -> Iterator[Callable[[str], Visit]]:
             request_url = route.request.url
             if request_url.startswith("http://127.0.0.1:"):
                 route.continue_()
-            elif (local := widget_js.local_path(request_url)) is not None:
+            elif not serve_widgets and WIDGET_SCRIPT.search(request_url):
+                visit.refused.append(request_url)
+                route.abort()
+            elif (local := fetcher.local_path(request_url)) is not None:
                 visit.served.append(request_url)
                 # The scripts are loaded with crossorigin="anonymous": CORS must allow them.
                 route.fulfill(path=str(local), headers={"Access-Control-Allow-Origin": "*"})

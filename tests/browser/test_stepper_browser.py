@@ -2,7 +2,8 @@
 
 Each target is a built HTML page plus the traces (computed here, in Python) that its steppers
 must show, in page order. The fixture book is built from ``fixture_book/`` in a temporary
-directory; a chapter of the real book joins as another :class:`StepperPage`, e.g.
+directory (the ``fixture_book_site`` fixture); a chapter of the real book joins as another
+:class:`StepperPage`, e.g.
 ``StepperPage("stepper-04_char_bpe", built_book_page("chapters/04_char_bpe.html"), traces)``
 where ``traces`` recomputes the chapter's example with ``book.tokenizers``; the real book is
 built once per session by the ``built_book`` fixture, which the build test shares.
@@ -11,9 +12,6 @@ built once per session by the ``built_book`` fixture, which the build test share
 from __future__ import annotations
 
 import ast
-import shutil
-import subprocess
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,28 +53,6 @@ class StepperPage:
     traces: Callable[[], list[Trace]]
 
 
-def jupyter_book() -> str:
-    """The ``jupyter-book`` command of the Python running the tests."""
-    beside_python = Path(sys.executable).parent / "jupyter-book"
-    return str(beside_python) if beside_python.exists() else shutil.which("jupyter-book")
-
-
-def build_fixture_book(scratch: Path, request: pytest.FixtureRequest) -> Path:
-    """Build ``fixture_book/`` (executing its notebook) and return its stepper page."""
-    source = scratch / "fixture_book"
-    shutil.copytree(HERE / "fixture_book", source)
-    shutil.copy(HERE / "tiny_bpe.py", source)  # the notebook imports it from its own folder
-    # The same strictness as `make book`: a warning fails the build.
-    result = subprocess.run(
-        [jupyter_book(), "build", str(source), "-W", "-n", "--keep-going"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, f"fixture book failed to build:\n{result.stdout[-4000:]}"
-    return source / "_build" / "html" / "stepper.html"
-
-
 def built_book_page(relative: str) -> Callable[[Path, pytest.FixtureRequest], Path]:
     """A page of the real book, built into ``_build/html`` once per session (as make book does)."""
 
@@ -94,7 +70,7 @@ def built_book_page(relative: str) -> Callable[[Path, pytest.FixtureRequest], Pa
 PAGES = [
     StepperPage(
         "stepper",
-        build_fixture_book,
+        lambda scratch, request: request.getfixturevalue("fixture_book_site") / "stepper.html",
         lambda: [
             fixture_tokenizer().trace(FIXTURE_TEXT),
             byte_fixture_tokenizer().trace(BYTE_FIXTURE_TEXT),

@@ -20,6 +20,8 @@ Pair = tuple[str, str]
 FIXTURE_CORPUS = " ".join(["hug"] * 10 + ["pug"] * 5 + ["pun"] * 12 + ["bun"] * 4 + ["hugs"] * 5)
 FIXTURE_TEXT = "hugs bun pug hug pun"
 FIXTURE_MERGES = 8
+# The training stepper's corpus: rounds with a tie (merges 3 and 5) and without one.
+TRAINING_CORPUS = "hug hug hug pug pug pun pun pun bun hugs"
 
 
 def split_word(word: str) -> tuple[str, ...]:
