@@ -29,11 +29,31 @@ CHIP_TEXT = """chips => chips.map(chip => {
   copy.querySelectorAll('.tfs-id').forEach(id => id.remove());
   return copy.textContent;
 })"""
+# Emoji (one with a skin tone, one ZWJ family) and scripts that need fonts of their own.
+SCRIPTS_TEXT = "Hi 👋🏽 👨‍👩‍👧 नमस्ते สวัสดี 你好 こんにちは مرحبا Привет"
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "_build" / "screenshots"
 CELLS = [
-    "from book.show.viewer import compare, token_viewer",
+    "from book.show.viewer import compare, token_viewer\nfrom book.tokenizers import CharTokenizer",
     f"compare({TEXT!r}, ['cl100k_base'])",
+    f"compare({SCRIPTS_TEXT!r}, {{'characters': CharTokenizer.train({SCRIPTS_TEXT!r})}})",
     f"token_viewer({WIDGET_TEXT!r})",
 ]
+# Draws an emoji on a canvas and counts its coloured pixels: a colour emoji font gives many,
+# a missing glyph (a hollow box or nothing) gives none.
+COLOURED_EMOJI_PIXELS = """() => {
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = 48;
+  const context = canvas.getContext('2d');
+  context.font = '36px sans-serif';
+  context.fillText('🌍', 4, 40);
+  const data = context.getImageData(0, 0, 48, 48).data;
+  let coloured = 0;
+  for (let i = 0; i < data.length; i += 4) {
+    const [r, g, b, a] = [data[i], data[i + 1], data[i + 2], data[i + 3]];
+    if (a > 0 && (Math.abs(r - g) > 40 || Math.abs(g - b) > 40)) coloured++;
+  }
+  return coloured;
+}"""
 
 
 def build_viewer_book(scratch: Path) -> Path:
@@ -114,3 +134,14 @@ def test_the_encoding_menu_switches_views_without_a_kernel(viewer_page):
         expect(visible).to_contain_text(f"{name} · {n_tokens} tokens")
     assert not viewer_page.unexpected_errors()
     assert viewer_page.served, "no widget JavaScript was served from the local copies"
+
+
+def test_emoji_and_scripts_render_as_glyphs_screenshot(viewer_page):
+    page = viewer_page.page
+    assert page.evaluate(COLOURED_EMOJI_PIXELS) > 100, "emoji render without a colour font"
+    view = page.locator(".tfs-tokview").nth(1)
+    chips = view.locator(".tfs-chip").evaluate_all(CHIP_TEXT)
+    assert "👋" in chips and "👨" in chips and "न" in chips  # one chip per code point
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    view.screenshot(path=SCREENSHOTS / "viewer-emoji-and-scripts.png")
+    assert (SCREENSHOTS / "viewer-emoji-and-scripts.png").stat().st_size > 0
