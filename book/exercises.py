@@ -13,7 +13,9 @@ What changes from a solutions notebook to its exercise notebook:
   ``{dropdown}``/``{admonition}`` directive whose title starts with "Model answer";
 - outputs and execution counts are cleared, except in check cells (``# NBVAL_CHECK_OUTPUT``),
   which keep their stored passing line and count (nbval skips cells that have no count) and get
-  metadata ``{"book": {"task": ..., "points": ...}}`` read from that line, for the grader.
+  metadata ``{"book": {"task": ..., "points": ...}}`` read from that line, for the grader;
+- the notebook's metadata records its identity, ``{"book": {"exercise": "NN_slug", "checks":
+  "book.checks.chNN"}}``, so the grader knows a learner's copy under any file name.
 
 The output is deterministic: the same solutions give the same bytes.
 """
@@ -144,8 +146,21 @@ def exercise_cell(cell: NotebookNode, where: str) -> NotebookNode:
     return cell
 
 
-def make_exercise(solutions: NotebookNode, name: str = "notebook") -> NotebookNode:
-    """The exercise notebook generated from a solutions notebook (name is used in error messages)."""
+def checks_of(cells: list[NotebookNode], name: str) -> str | None:
+    """The one check module the check cells import (``from book.checks import chNN``), or None."""
+    found = {match for cell in cells if "book" in cell.metadata
+             for match in re.findall(r"from book\.checks import (\w+)", cell.source)}
+    if len(found) > 1:
+        raise ExerciseError(f"{name}: the check cells import several check modules ({', '.join(sorted(found))}); "
+                            "an exercise has one")
+    return f"book.checks.{found.pop()}" if found else None
+
+
+def make_exercise(solutions: NotebookNode, name: str = "notebook", exercise: str | None = None) -> NotebookNode:
+    """The exercise notebook generated from a solutions notebook (name is used in error messages).
+
+    exercise, the exercise's name (the solutions file's stem), is recorded in the metadata.
+    """
     cells = []
     for index, cell in enumerate(solutions.cells):
         if not cell.get("id"):
@@ -157,13 +172,16 @@ def make_exercise(solutions: NotebookNode, name: str = "notebook") -> NotebookNo
     if repeated:
         raise ExerciseError(f"{name}: task names must be unique, but {', '.join(repeated)} is checked twice")
     metadata = {key: value for key, value in solutions.metadata.items() if key != "widgets"}
+    identity = {"exercise": exercise, "checks": checks_of(cells, name)}
+    if any(identity.values()):
+        metadata["book"] = {key: value for key, value in identity.items() if value}
     return NotebookNode(nbformat=4, nbformat_minor=max(solutions.nbformat_minor, 5),
                         metadata=NotebookNode(metadata), cells=cells)
 
 
 def exercise_text(solutions_path: Path) -> str:
     """The exact text of the exercise notebook generated from a solutions notebook file."""
-    return notebook_text(make_exercise(read_notebook(solutions_path), shown(solutions_path)))
+    return notebook_text(make_exercise(read_notebook(solutions_path), shown(solutions_path), solutions_path.stem))
 
 
 def learner_work(existing: NotebookNode, generated: NotebookNode) -> list[str]:

@@ -107,7 +107,7 @@ def equal(got: Any, expected: Any) -> bool:
     return type(got) is type(expected) and bool(expected == got)
 
 
-def _same(compare: Compare, got: Any, expected: Any) -> bool:
+def same(compare: Compare, got: Any, expected: Any) -> bool:
     """compare(got, expected), where a comparison that raises counts as different."""
     try:
         return bool(compare(got, expected))
@@ -128,7 +128,7 @@ def run_cases(task: str, cases: Iterable[Case], points: int, hint: str = "",
             return Result(task, 0, points, fail_line(task, NOT_ATTEMPTED, points))
         except Exception as error:  # not BaseException: KeyboardInterrupt (a timeout) must stop the cell
             return Result(task, 0, points, fail_line(task, _raised(case.label, error), points, hint))
-        if not _same(compare, got, case.expected):
+        if not same(compare, got, case.expected):
             detail = f"{case.label} — expected {show(case.expected)}, got {show(got)}"
             if show(got) == show(case.expected) or not isinstance(got, type(case.expected)):
                 detail += f" (type {type(got).__name__}, not {type(case.expected).__name__})"
