@@ -43,7 +43,7 @@ def _raised(call: Call, result: dict) -> tuple[str, str]:
     classes, message = result.get("raised", ["?"]), str(result.get("message", ""))
     name = classes[0] if classes else "?"
     if BLOCKED in classes:
-X
+        return "blocked", f"{call.label} used code that is not available while grading: {message}"
     text = show(message, 80) if message else "(no message)"
     return "raised", f"{call.label} raised {name}: {text}"
 
