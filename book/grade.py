@@ -147,6 +147,9 @@ def grade_file(path: Path, sources: dict[str, Callable[[], NotebookNode]], seed:
     try:
         grade = grade_cells(path, exercise, submission, check_matcher(pristine), checks, seed, limits,
                             find_sandbox(), hide)
+    except ImportError as error:  # the grader's own installation, not the learner
+        return Grade(path, exercise, learner, error=f"the checks of exercise {exercise} ({checks}) cannot "
+                     f"be loaded: {error}", seed=seed)
     except (RuntimeError, OSError) as error:  # the kernel would not start: the environment, not the learner
         return Grade(path, exercise, learner, error=f"could not run {shown(path)} in a Python kernel "
                      f"({error}); check that ipykernel is installed in this environment", seed=seed)
