@@ -131,7 +131,7 @@ def submissions(paths: list[Path]) -> list[Path]:
 
 
 def grade_file(path: Path, sources: dict[str, Callable[[], NotebookNode]], seed: int, limits: Limits,
-               hide: list[Path], roots: list[Path]) -> Grade:
+               hide: list[Path], roots: list[Path], sandbox: str = "auto") -> Grade:
     """Grade one submission file; a file problem becomes Grade.error instead of an exception."""
     try:
         submission = read_notebook(path)
@@ -146,7 +146,7 @@ def grade_file(path: Path, sources: dict[str, Callable[[], NotebookNode]], seed:
     learner = learner_name(path, exercise, roots)
     try:
         grade = grade_cells(path, exercise, submission, check_matcher(pristine), checks, seed, limits,
-                            find_sandbox(), hide)
+                            find_sandbox(sandbox), hide)
     except ImportError as error:  # the grader's own installation, not the learner
         return Grade(path, exercise, learner, error=f"the checks of exercise {exercise} ({checks}) cannot "
                      f"be loaded: {error}", seed=seed)
@@ -179,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="time limit per notebook (default 600)")
     parser.add_argument("--memory", type=int, default=4096, metavar="MB",
                         help="memory limit of the kernel (address space, default 4096)")
+    parser.add_argument("--sandbox", choices=["auto", "none"], default="auto",
+                        help="auto: bubblewrap where it works (default); none: limits and audit hook only")
     parser.add_argument("--exercises", type=Path, metavar="DIR",
                         help="folder of pristine exercise notebooks (default: generated from solutions/)")
     args = parser.parse_args(argv)
@@ -196,10 +198,10 @@ def main(argv: list[str] | None = None) -> int:
     limits = Limits(args.timeout, args.total, args.memory)
     outputs = [path.resolve().parent for path in (args.csv, args.tasks_csv) if path] + (
         [args.report.resolve()] if args.report else [])
-    print(f"{find_sandbox().note}; hidden cases from seed {seed}\n", flush=True)
+    print(f"{find_sandbox(args.sandbox).note}; hidden cases from seed {seed}\n", flush=True)
     grades = []
     for path in paths:
-        grade = grade_file(path, sources, seed, limits, outputs, args.paths)
+        grade = grade_file(path, sources, seed, limits, outputs, args.paths, args.sandbox)
         if grade.error:
             print(f"error: {grade.error}\n", file=sys.stderr, flush=True)
         else:

@@ -14,12 +14,13 @@ from functools import cache
 
 from book import corpora
 from book.checks.core import Case, check_cases, check_function, show
-from book.checks.spec import Call, Task, calls_of, function_task, random_text, window
+from book.checks.spec import Call, Task, random_text, window
 from book.encodings import get_encoding
 from book import walkthroughs
 from book.tokenizers.byte_bpe import ByteTokenizer
 from book.tokenizers.patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, split
-from book.tokenizers.regex_bpe import RegexTokenizer, chunk_counts, recover_merges
+from book.tokenizers.pretokenize import chunk_counts
+from book.tokenizers.regex_bpe import RegexTokenizer, recover_merges
 
 WORDS_ONLY = r"\s*\S+|\s+"  # a made-up pattern: a word with the whitespace before it
 PATTERNS = {"GPT2_PATTERN": GPT2_PATTERN, "CL100K_PATTERN": CL100K_PATTERN,

@@ -20,13 +20,19 @@ import sys
 
 PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.fork", "os.forkpty", "os.posix_spawn",
                             "os.spawn", "os.exec", "pty.spawn", "os.startfile"})
-NETWORK_EVENTS = frozenset({"socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg"})
+NETWORK_EVENTS = frozenset({"socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg",
+                            "socket.getaddrinfo"})
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
 def install(config, log):
-    """Add the audit hook; config has 'forbidden', 'allowed' (read) and 'writable' path prefixes."""
+    """Add the audit hook; config has 'forbidden', 'allowed' (read), 'writable' and 'noted' prefixes.
+
+    A file under 'noted' (the stubs of the checks and of the grader) may be read, since it holds
+    nothing, but the read is logged: only a learner looking for the checks' source reads it.
+    """
     forbidden = tuple(config["forbidden"])
+    noted = tuple(config.get("noted", ()))
     allowed = tuple(config["allowed"])
     writable = tuple(config["writable"]) + ("/dev/null",)
     busy = []
@@ -34,9 +40,15 @@ def install(config, log):
     def inside(path, prefixes):
         return any(path == prefix or path.startswith(prefix.rstrip(os.sep) + os.sep) for prefix in prefixes)
 
-    def refuse(what):
-        log.append(what)
-        raise PermissionError(f"{what}: not allowed while grading")
+    def refuse(what, why=""):
+        log.append(f"{what}: refused{why}")
+        raise PermissionError(f"{what}: not allowed while grading{why}")
+
+    def by_import_system():
+        frame = sys._getframe(2)
+        while frame is not None and frame.f_code.co_filename == "<grader>":
+            frame = frame.f_back
+        return frame is not None and frame.f_code.co_filename.startswith("<frozen importlib")
 
     def check_open(path, mode, flags):
         if isinstance(path, int) or path is None:
@@ -46,7 +58,9 @@ def install(config, log):
         if writing and not inside(path, writable):
             refuse(f"writing {path}")
         if inside(path, forbidden) and not inside(path, allowed):
-            refuse(f"reading {path} (the book's solutions, checks and other files are hidden)")
+            refuse(f"reading {path}", " (the book's solutions, checks and other files are hidden)")
+        if inside(path, noted) and not by_import_system():
+            log.append(f"reading {path} (while grading, the checks and the grader are stubs)")
 
     def hook(event, args):
         if busy or not (event == "open" or event in PROCESS_EVENTS or event in NETWORK_EVENTS):

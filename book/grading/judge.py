@@ -28,7 +28,7 @@ from book.checks.core import PASS_LINE
 from book.checks.spec import Task
 from book.grading import guard, harness
 from book.grading.kernel import TIME_LIMIT_KEY, run_cells
-from book.grading.sandbox import Limits, Sandbox, guard_config, hidden_paths, kernel_argv
+from book.grading.sandbox import Limits, Sandbox, guard_config, hidden_paths, kernel_command
 from book.grading.stubs import restricted_copy
 from book.grading.verdict import TaskGrade, judge_task
 from book.notebooks import error_of, stdout_of
@@ -156,7 +156,7 @@ def blocked_notes(records: list[dict | None]) -> list[str]:
         for entry in (record or {}).get("blocked", []):
             if isinstance(entry, str) and entry not in seen:
                 seen.append(entry)
-    return [f"the notebook tried {entry}: refused while grading" for entry in seen]
+    return [f"the notebook tried {entry}" for entry in seen]
 
 
 def learner_cells(submission: NotebookNode, is_check) -> tuple[list[NotebookNode], list[int]]:
@@ -184,11 +184,14 @@ def grade_cells(path: Path, exercise: str, submission: NotebookNode, is_check, c
         outs = [scratch / f".grader-{nonce}-{k}.json" for k in range(len(tasks))]
         cells = [guard_cell(guard_config(sandbox, scratch, lib, hidden)), *mine,
                  *(task_cell(task, out, limits.cell_seconds) for task, out in zip(tasks, outs))]
-        argv = kernel_argv(sandbox, limits, scratch, lib, hidden)
-        problems, skipped = run_cells(cells, argv, scratch, limits.cell_seconds, limits.total_seconds)
+        command = kernel_command(sandbox, limits, scratch, lib, hidden)
+        problems, skipped = run_cells(cells, command, scratch, limits.cell_seconds, limits.total_seconds)
         records = [read_record(out) for out in outs]
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    if problems.get(0) or error_of(cells[0]):  # unprotected grading must not count
+        return Grade(path, exercise, error=f"the grader could not prepare the kernel: "
+                     f"{problems.get(0) or error_of(cells[0])}", seed=seed, sandbox=sandbox.note)
     first = 1 + len(mine)
     verdicts = []
     for k, (task, record) in enumerate(zip(tasks, records)):
@@ -197,7 +200,5 @@ def grade_cells(path: Path, exercise: str, submission: NotebookNode, is_check, c
             problem = "not run: the notebook's total time limit was reached"
         verdicts.append(judge_task(task, record, problem))
     notes = [sandbox.note, *cell_notes(cells[1:first], numbers, problems, skipped, 1), *blocked_notes(records)]
-    if problems.get(0):
-        notes.append(f"the grader's first cell {problems[0]}")
     return Grade(path, exercise, tasks=verdicts, notes=notes, seed=seed,
                  seconds=round(time.monotonic() - start, 1), sandbox=sandbox.note)

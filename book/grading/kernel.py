@@ -37,6 +37,7 @@ class SandboxedClient(_Client):
     """A notebook client for the graded kernel: its command, Unix sockets, a deadline."""
 
     argv: list[str] = []
+    env: dict[str, str] = {}
     sockets: Path = Path()
     deadline: float = 0.0
     skipped: set[int] = set()
@@ -44,8 +45,8 @@ class SandboxedClient(_Client):
     def create_kernel_manager(self) -> AsyncKernelManager:
         """A manager that starts the sandboxed command and talks over ipc sockets."""
         specs = _SpecOf()
-        specs.spec = KernelSpec(resource_dir=RESOURCES, argv=self.argv, display_name="graded",
-                                language="python", interrupt_mode="message")
+        specs.spec = KernelSpec(resource_dir=RESOURCES, argv=self.argv, env=self.env,
+                                display_name="graded", language="python", interrupt_mode="message")
         self.km = AsyncKernelManager(kernel_name="graded", kernel_spec_manager=specs, transport="ipc",
                                      ip=str(self.sockets / "k"),
                                      connection_file=str(self.sockets / "kernel.json"))
@@ -73,8 +74,8 @@ def cell_timeout(cell: NotebookNode, default: float, deadline: float) -> float:
     return max(1.0, min(limit, deadline - time.monotonic()))
 
 
-def run_cells(cells: list[NotebookNode], argv: list[str], scratch: Path, cell_seconds: float,
-              total_seconds: float) -> tuple[dict[int, str], set[int]]:
+def run_cells(cells: list[NotebookNode], command: tuple[list[str], dict[str, str]], scratch: Path,
+              cell_seconds: float, total_seconds: float) -> tuple[dict[int, str], set[int]]:
     """Run the cells in place; return ({index: problem} for cells that did not finish, skipped)."""
     sockets = scratch / ".kernel"
     sockets.mkdir(exist_ok=True)
@@ -84,6 +85,7 @@ def run_cells(cells: list[NotebookNode], argv: list[str], scratch: Path, cell_se
                              shutdown_kernel="immediate", startup_timeout=120, log=quiet_log(),
                              resources={"metadata": {"path": str(scratch)}},
                              timeout_func=lambda cell: cell_timeout(cell, cell_seconds, deadline))
-    client.argv, client.sockets, client.deadline, client.skipped = argv, sockets, deadline, set()
+    client.argv, client.env = command
+    client.sockets, client.deadline, client.skipped = sockets, deadline, set()
     problems = asyncio.run(_run(client, cells, cell_seconds))
     return problems, client.skipped

@@ -47,9 +47,15 @@ class Sandbox:
         return bool(self.bwrap)
 
 
+NO_SANDBOX = Sandbox("", "sandbox: none (--sandbox none); graded with time and memory limits and an "
+                        "audit hook, but the file system and the network are not isolated")
+
+
 @functools.cache
-def find_sandbox() -> Sandbox:
-    """bubblewrap if it is installed and can start a sandbox here, else why not."""
+def find_sandbox(wanted: str = "auto") -> Sandbox:
+    """bubblewrap if it is installed and can start a sandbox here (and wanted), else why not."""
+    if wanted == "none":
+        return NO_SANDBOX
     bwrap = shutil.which("bwrap")
     if not bwrap or not sys.platform.startswith("linux"):
         return Sandbox("", "sandbox unavailable: bubblewrap (bwrap) is not installed (Debian: apt-get "
@@ -92,8 +98,9 @@ def guard_config(sandbox: Sandbox, scratch: Path, lib: Path, hidden: list[Path])
     allowed = [str(path) for path in kept_paths()] + [str(lib), str(scratch)]
     if sandbox.isolated:
         allowed.append(str(PACKAGE))  # there, the restricted copy is mounted over the package
+    stubs = [lib / "book" / "checks", lib / "book" / "grading", PACKAGE / "checks", PACKAGE / "grading"]
     return {"forbidden": [str(path) for path in hidden] + [str(PACKAGE)],
-            "allowed": allowed, "writable": [str(scratch)]}
+            "allowed": allowed, "writable": [str(scratch)], "noted": [str(path) for path in stubs]}
 
 
 def kernel_env(scratch: Path, lib: Path) -> dict[str, str]:
@@ -121,9 +128,15 @@ def bwrap_args(sandbox: Sandbox, scratch: Path, lib: Path, hidden: list[Path]) -
     return args + ["--setenv", "JPY_PARENT_PID", "1"]  # no parent polling across the pid namespace
 
 
-def kernel_argv(sandbox: Sandbox, limits: Limits, scratch: Path, lib: Path, hidden: list[Path]) -> list[str]:
-    """The command that starts the graded kernel ({connection_file} is filled in by Jupyter)."""
-    launch = [sys.executable, "-m", "book.grading.launch", "--memory-mb", str(limits.memory_mb),
-              "--cpu-seconds", str(int(limits.total_seconds) + 5), "--file-mb", str(limits.file_mb), "--"]
+def kernel_command(sandbox: Sandbox, limits: Limits, scratch: Path, lib: Path,
+                   hidden: list[Path]) -> tuple[list[str], dict[str, str]]:
+    """The command that starts the graded kernel ({connection_file} is filled in by Jupyter) and
+    the environment to add to it (inside bubblewrap, the command sets its own)."""
+    # -E: the launcher itself must import the real package, not the restricted one on PYTHONPATH
+    launch = [sys.executable, "-E", "-m", "book.grading.launch", "--memory-mb", str(limits.memory_mb),
+              "--cpu-seconds", str(int(limits.total_seconds) + 5), "--file-mb", str(limits.file_mb),
+              "--"]
     inner = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    return launch + (bwrap_args(sandbox, scratch, lib, hidden) if sandbox.isolated else []) + inner
+    if sandbox.isolated:
+        return launch + bwrap_args(sandbox, scratch, lib, hidden) + inner, {}
+    return launch + inner, kernel_env(scratch, lib)

@@ -35,7 +35,7 @@ class ReferenceUnavailable(ImportError):
 
 
 def _refuse(name, action="using"):
-    LOG.append(f"{action} {name}")
+    LOG.append(f"{action} {name}: refused (not available while grading)")
     raise ReferenceUnavailable(f"{name}: {MESSAGE}")
 
 
