@@ -1,4 +1,4 @@
-"""The exercise system: checks, the exercise generator, the grader, and nbval on the notebooks.
+"""The exercise system: checks, the exercise generator, the grader (the judge), and nbval.
 
 Every property is tested on the demo notebook (tests/fixtures/solutions/99_demo.ipynb, checks in
 book/checks/demo.py) and on every real solutions/NN_slug.ipynb. Kernels are slow, so each
@@ -24,6 +24,7 @@ from notebook_paths import notebooks
 
 from book import exercises, grade
 from book.checks import core, demo
+from book.grading import judge
 from book.exercises import make_exercise, solution_blocks, strip_solutions
 from book.notebooks import ROOT, is_check_cell, notebook_text, read_notebook
 
@@ -105,9 +106,9 @@ def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
 
 
 def grade_cli(*args: str) -> tuple[subprocess.CompletedProcess, dict[tuple[str, str], dict]]:
-    """Run python -m book.grade with --csv; return the process and {(file name, task): row}."""
+    """Run python -m book.grade with --tasks-csv; return the process and {(file name, task): row}."""
     csv_path = Path(args[0]).parent / f"grades-{hashlib.md5(repr(args).encode()).hexdigest()[:8]}.csv"
-    done = run("-m", "book.grade", *args, "--csv", str(csv_path))
+    done = run("-m", "book.grade", *args, "--tasks-csv", str(csv_path))
     assert done.returncode in (0, 1), done.stdout + done.stderr
     with open(csv_path, encoding="utf-8") as file:
         rows = {(Path(row["submission"]).name, row["task"]): row for row in csv.DictReader(file)}
@@ -177,10 +178,12 @@ def build(solutions_path: Path, tmp: Path) -> Graded:
         variants["wrong"] = folder / f"wrong_{stem}.ipynb"
         wrong = fill(exercise, solutions, {"char-codes": "return [ord(ch) + 1 for ch in text]"})
         variants["wrong"].write_text(notebook_text(wrong), encoding="utf-8")
+    variants["renamed"] = folder / "alice.ipynb"  # any file name: the metadata says which exercise
+    variants["renamed"].write_text(notebook_text(filled), encoding="utf-8")
     before = {path.name: digest(path) for path in folder.iterdir()}
     folder_run, rows = grade_cli(str(folder), *exercises_args)
     after = {path.name: digest(path) for path in folder.iterdir()}
-    lax, lax_failing = nbval("--nbval-lax", *(path for name, path in variants.items() if name != "tampered"))
+    lax, lax_failing = nbval("--nbval-lax", *(path for name, path in variants.items() if name not in ("tampered", "renamed")))
     tasks = {cell.metadata.book["task"]: cell.metadata.book["points"] for cell in exercise.cells if "book" in cell.metadata}
     return Graded(stem, solutions_path, exercise_path, exercises_args, tasks, variants, folder_run, rows,
                   before, after, lax, lax_failing)
@@ -234,6 +237,19 @@ def test_filled_exercise_scores_full_marks(graded):
     for task, points in graded.tasks.items():
         row = graded.row("filled", task)
         assert (row["points"], row["status"]) == (str(points), "passed"), row
+
+
+@slow
+def test_a_renamed_notebook_is_graded_as_its_exercise(graded):
+    for task, points in graded.tasks.items():
+        row = graded.row("renamed", task)
+        assert (row["exercise"], row["learner"], row["points"]) == (graded.name, "alice", str(points)), row
+
+
+@slow
+def test_the_judge_grades_exactly_the_exercise_tasks(graded):
+    assert {task: int(graded.row("filled", task)["max_points"]) for task in graded.tasks} == graded.tasks
+    assert "differ from the exercise's" not in graded.folder.stdout
 
 
 @slow
@@ -430,22 +446,29 @@ def test_generator_refuses_to_write_outside_exercises_without_out(capsys):
     assert not (ROOT / "exercises" / "99_demo.ipynb").exists()
 
 
-def test_restore_checks_reinserts_replaces_and_deduplicates():
-    pristine = nbformat.reads(notebook_text(make_exercise(read_notebook(DEMO))), as_version=4)
+def test_check_cells_are_left_out_wherever_they_are_and_however_edited():
+    pristine = nbformat.reads(notebook_text(make_exercise(read_notebook(DEMO), exercise="99_demo")), as_version=4)
     learner = nbformat.reads(notebook_text(pristine), as_version=4)
-    learner.cells[3].source = "print('edited')"  # the check of char_codes, edited
-    learner.cells.append(copy.deepcopy(learner.cells[9]))  # a copy of a check
-    del learner.cells[6]  # the check of euro_bytes, deleted ...
-    learner.cells.insert(6, nbformat.v4.new_markdown_cell("my notes"))  # ... and a note where it was
-    cells, positions = grade.restore_checks(learner, pristine)
-    checks = grade.graded_cells(pristine)
-    assert {index: cells[at].source for index, at in positions.items()} == {
-        index: cell.source for index, cell in checks.items()}
-    assert len(cells) == len(pristine.cells) + 1
-    assert cells[positions[6] - 1].source == "my notes"
-    assert cells[positions[6] + 1].source.startswith("**Task 3.**")
-    assert all(cell.outputs == [] for cell in cells if cell.cell_type == "code")  # stored lines never count
-    assert pristine.cells[3].outputs and learner.cells[3].source == "print('edited')"  # inputs untouched
+    learner.cells[3].source = "print('edited')"  # the check of char_codes, edited (same id)
+    learner.cells.append(copy.deepcopy(learner.cells[9]))  # a copy of a check (same metadata)
+    learner.cells.append(nbformat.v4.new_code_cell(learner.cells[6].source))  # its source, in a new cell
+    del learner.cells[6]  # the check of euro_bytes, deleted
+    learner.cells.insert(6, nbformat.v4.new_code_cell("euro_bytes = 3"))  # and an answer where it was
+    cells, numbers = judge.learner_cells(learner, grade.check_matcher(pristine))
+    assert [cell.source for cell in cells] == [cell.source for k, cell in enumerate(learner.cells)
+                                              if cell.cell_type == "code" and k in numbers]
+    assert "euro_bytes = 3" in [cell.source for cell in cells]
+    assert not any("book.checks" in cell.source or cell.source == "print('edited')" for cell in cells)
+    assert all(cell.outputs == [] for cell in cells)  # stored lines never count
+
+
+def test_exercise_identity_is_in_the_metadata():
+    nb = make_exercise(read_notebook(DEMO), exercise="99_demo")
+    assert nb.metadata.book == {"exercise": "99_demo", "checks": "book.checks.demo"}
+    for path in CHAPTERS:
+        stem = path.stem
+        meta = read_notebook(ROOT / "exercises" / path.name).metadata.book
+        assert meta == {"exercise": stem, "checks": f"book.checks.ch{stem[:2]}"}
 
 
 @pytest.mark.parametrize("name, content, message", [
