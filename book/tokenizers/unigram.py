@@ -249,6 +249,14 @@ class Unigram:
         """The text as it is segmented: spaces as ``▁``, handled as the switches say."""
         if not isinstance(text, str):
             raise TypeError(f"expected a str, got {type(text).__name__}")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise ValueError(
+                f"the text holds a lone surrogate, U+{ord(text[error.start]):04X} at position "
+                f"{error.start}, which is no character and has no UTF-8 bytes; it usually comes "
+                "from decoding bytes with errors='surrogateescape': decode them with "
+                "errors='replace' instead") from None
         return normalize(text, add_dummy_prefix=self.add_dummy_prefix,
                          remove_extra_whitespaces=self.remove_extra_whitespaces,
                          escape_whitespaces=self.escape_whitespaces)
