@@ -19,11 +19,11 @@ from typing import Any
 from book import corpora
 from book.encodings import get_encoding
 from book.tokenizers import char_bpe
-from book.tokenizers.bpe_core import train_naive
-from book.tokenizers.byte_bpe import train_merges
-from book.tokenizers.char_bpe_fast import train_fast
+from book.tokenizers.bpe_core import joined, train_naive
+from book.tokenizers.bpe_train import train_merges
 from book.tokenizers.patterns import CL100K_PATTERN
-from book.tokenizers.regex_bpe import RegexTokenizer, chunk_counts
+from book.tokenizers.pretokenize import chunk_counts
+from book.tokenizers.regex_bpe import RegexTokenizer
 
 
 def best_time(run: Callable[[], Any], repeat: int) -> float:
@@ -36,7 +36,9 @@ def best_time(run: Callable[[], Any], repeat: int) -> float:
     return min(times)
 
 
-def compare(name: str, baseline: Callable[[], Any], contender: Callable[[], Any], repeat: int) -> None:
+def compare(
+    name: str, baseline: Callable[[], Any], contender: Callable[[], Any], repeat: int
+) -> None:
     """Check both give the same result, then print their times and the speed-up."""
     if baseline() != contender():
         raise AssertionError(f"{name}: the two implementations disagree")
@@ -54,20 +56,38 @@ def main(argv: list[str] | None = None) -> None:
     chunks = chunk_counts(text, CL100K_PATTERN)
     print(f"{len(text):,} characters of English, {merges} merges\n")
     print(f"{'':<52} {'baseline':>10} {'contender':>10} {'speed-up':>9}")
-    compare("char BPE: train -> train_fast", lambda: char_bpe.train(text, merges).merges,
-            lambda: train_fast(text, merges).merges, args.repeat)
-    compare("byte BPE: train_naive -> train_merges (one sequence)",
-            lambda: train_naive([text.encode()], merges),
-            lambda: train_merges({text.encode(): 1}, merges), args.repeat)
-    compare("regex BPE: train_naive on chunks -> train_merges",
-            lambda: train_naive([c for c, n in chunks.items() for _ in range(n)], merges),
-            lambda: train_merges(chunks, merges), args.repeat)
+    freqs = char_bpe.word_freqs(text)
+    splits = char_bpe.initial_splits(freqs)
+    words = {splits[word]: freq for word, freq in freqs.items()}
+    compare(
+        "char BPE: learn_merges -> train_merges",
+        lambda: char_bpe.learn_merges(splits, freqs, merges)[0],
+        lambda: train_merges(words, merges, joined),
+        args.repeat,
+    )
+    compare(
+        "byte BPE: train_naive -> train_merges (one sequence)",
+        lambda: train_naive([text.encode()], merges),
+        lambda: train_merges({text.encode(): 1}, merges),
+        args.repeat,
+    )
+    compare(
+        "regex BPE: train_naive on chunks -> train_merges",
+        lambda: train_naive([c for c, n in chunks.items() for _ in range(n)], merges),
+        lambda: train_merges(chunks, merges),
+        args.repeat,
+    )
     heldout = corpora.english("heldout")[: size * 2]
     ours, theirs = RegexTokenizer.from_tiktoken("cl100k_base"), get_encoding("cl100k_base")
     # Here the contender is tiktoken's Rust encoder: the ratio says how far the book's Python trails.
-    compare("cl100k encode: book (fresh cache) vs tiktoken",
-            lambda: RegexTokenizer(ours.merges, ours.pattern, byte_ids=ours.byte_ids).encode_ordinary(heldout),
-            lambda: theirs.encode_ordinary(heldout), args.repeat)
+    compare(
+        "cl100k encode: book (fresh cache) vs tiktoken",
+        lambda: RegexTokenizer(ours.merges, ours.pattern, byte_ids=ours.byte_ids).encode_ordinary(
+            heldout
+        ),
+        lambda: theirs.encode_ordinary(heldout),
+        args.repeat,
+    )
 
 
 if __name__ == "__main__":

@@ -7,15 +7,17 @@ Where a claim is wrong, the test asserts the computed value and says what the ar
 
 from __future__ import annotations
 
-import doctest
 from itertools import pairwise
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from book.tokenizers import char_bpe
+from book import corpora as book_corpora
 from book import walkthroughs
+from book.analysis.curves import tokens_after_merges
+from book.show import showcase
+from book.tokenizers import UNK, Tokenizer
 from book.tokenizers.char_bpe import (
     END_OF_WORD,
     CharBPE,
@@ -25,13 +27,18 @@ from book.tokenizers.char_bpe import (
     merge_pair,
     merge_symbols,
     pair_counts,
-    train,
     word_freqs,
 )
 from book.tokenizers.errors import UnknownIdError, UnknownTokenError
 from book.tokenizers.trace import Step
 
-UNK = "<unk>"
+
+def train(data, num_merges: int, *, unk: bool = False, tie_break: str = "first") -> CharBPE:
+    """``CharBPE.train`` asked for ``num_merges`` merges: alphabet + ``</w>`` + merges (+ unk)."""
+    freqs = word_freqs(data) if isinstance(data, str) else data
+    alphabet = {ch for word in freqs if isinstance(word, str) for ch in word}
+    vocab_size = len(alphabet) + 1 + unk + num_merges
+    return CharBPE.train(data, vocab_size, unk=unk, tie_break=tie_break)
 
 
 def seed_terms_vocab(freqs: dict[str, int], marker: str | None, num_merges: int) -> list[str]:
@@ -39,16 +46,6 @@ def seed_terms_vocab(freqs: dict[str, int], marker: str | None, num_merges: int)
     merges, _ = learn_merges(initial_splits(freqs, end_of_word=marker), freqs, num_merges)
     alphabet = sorted({ch for word in freqs for ch in word})
     return alphabet + ([marker] if marker else []) + [a + b for (a, b), _ in merges]
-
-
-# --- doctests ---------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("module", [char_bpe])
-def test_doctests(module):
-    result = doctest.testmod(module)
-    assert result.attempted > 0
-    assert result.failed == 0
 
 
 # --- the pure functions, one by one --------------------------------------------------------
@@ -135,10 +132,37 @@ def test_train_stops_early_and_says_so_in_len_merges():
     assert bpe.tokenize("aa b") == ["aa</w>", "b</w>"]
 
 
+@pytest.mark.parametrize("vocab_size", [5, 0, 1.5, "9", True, None])
+def test_train_rejects_a_vocab_size_below_the_alphabet_and_names_the_minimum(vocab_size):
+    with pytest.raises(ValueError, match=r"vocab_size must be an int >= 6 .*5 characters.*</w>"):
+        CharBPE.train("low lower", vocab_size)
+    with pytest.raises(ValueError, match=r"vocab_size must be an int >= 7 .*<unk>"):
+        CharBPE.train("low lower", 6, unk=True)
+
+
 @pytest.mark.parametrize("num_merges", [-1, 1.5, "3", True, None])
-def test_train_rejects_a_bad_num_merges(num_merges):
+def test_learn_merges_rejects_a_bad_num_merges(num_merges):
+    freqs = {"low": 1}
     with pytest.raises(ValueError, match="num_merges must be an int >= 0"):
-        train("low lower", num_merges)
+        learn_merges(initial_splits(freqs), freqs, num_merges)
+
+
+def test_satisfies_the_tokenizer_interface():
+    bpe = train("low lower newer wider", 5, unk=True)
+    assert isinstance(bpe, Tokenizer)
+    assert bpe.n_vocab == len(bpe.vocab) and bpe.unk_id == bpe.n_vocab - 1
+    assert [bpe.token_bytes(i) for i in bpe.encode("lower")] == [b"low", b"er</w>"]
+    assert bpe.token_bytes(bpe.unk_id) == b"<unk>"
+    assert train("ab", 1).unk_id is None
+    with pytest.raises(UnknownIdError):
+        bpe.token_bytes(bpe.n_vocab)
+
+
+def test_lexicographic_tie_break_prefers_the_greater_pair_of_bytes():
+    assert train({"ab": 1, "ba": 1}, 1, tie_break="lexicographic").merges == [(("b", "a"), 1)]
+    # UTF-8 bytes compare like code points: "é" (c3 a9) is greater than "z".
+    merges = train({"az": 1, "aé": 1}, 1, tie_break="lexicographic").merges
+    assert merges == [(("é", "</w>"), 1)]
 
 
 @pytest.mark.parametrize(
@@ -171,7 +195,7 @@ def test_unk_string_is_reserved_only_when_unk_is_on():
 def test_vocab_is_alphabet_then_marker_then_merges_then_unk():
     bpe = train("low lower", 3, unk=True)
     assert bpe.vocab == ["e", "l", "o", "r", "w", "</w>", "lo", "low", "low</w>", "<unk>"]
-    assert bpe.vocab_size == 10
+    assert bpe.n_vocab == 10
     assert bpe.stoi["<unk>"] == 9
     # Turning <unk> on renumbers nothing.
     assert train("low lower", 3).vocab == bpe.vocab[:-1]
@@ -219,14 +243,14 @@ def test_unseen_character_raises_by_default_naming_it_and_the_fix():
 def test_unseen_characters_become_unk_when_trained_with_unk():
     bpe = train(walkthroughs.LOW_TEXT, 5, unk=True)
     assert bpe.tokenize("bé") == ["<unk>", "<unk>", "</w>"]
-    assert bpe.encode("bé") == [bpe.vocab_size - 1, bpe.vocab_size - 1, bpe.stoi["</w>"]]
+    assert bpe.encode("bé") == [bpe.n_vocab - 1, bpe.n_vocab - 1, bpe.stoi["</w>"]]
     assert bpe.decode(bpe.encode("a newest")) == "<unk> newest"
 
 
 @pytest.mark.parametrize("bad_id", [-1, 21, 10**9, "3", 2.0, None, True])
 def test_decode_rejects_ids_outside_the_vocabulary(bad_id):
     bpe = train(walkthroughs.LOW_TEXT, 10)
-    assert bpe.vocab_size == 21
+    assert bpe.n_vocab == 21
     with pytest.raises(UnknownIdError, match="valid ids are 0 to 20"):
         bpe.decode([0, bad_id])
 
@@ -238,7 +262,7 @@ def test_text_containing_the_marker_is_rejected_with_a_fix():
 
 
 def test_repr():
-    assert repr(train("low lower", 3)) == "CharBPE(vocab_size=9, merges=3, unk=False)"
+    assert repr(train("low lower", 3)) == "CharBPE(n_vocab=9, merges=3, unk=False)"
 
 
 # --- the trace -----------------------------------------------------------------------------
@@ -351,7 +375,7 @@ def test_low_seed_002_on_its_own_terms_underscore_marker():
 
 def test_low_seed_002_encoding_with_unk():
     bpe = train(walkthroughs.LOW_TEXT, walkthroughs.LOW_002_NUM_MERGES, unk=True)
-    assert bpe.vocab_size == len(walkthroughs.LOW_002_CLAIMED_VOCAB) + 1  # + <unk>
+    assert bpe.n_vocab == len(walkthroughs.LOW_002_CLAIMED_VOCAB) + 1  # + <unk>
     ((text, claimed),) = walkthroughs.LOW_002_CLAIMED_ENCODINGS.items()
     in_book_notation = [UNK if t == "[UNK]" else t.replace("_", END_OF_WORD) for t in claimed]
     assert bpe.tokenize(text) == in_book_notation  # matches, up to notation
@@ -372,8 +396,10 @@ def test_low_seed_004_merges_vocab_and_encodings():
     bpe = train(walkthroughs.LOW_TEXT, walkthroughs.LOW_004_NUM_MERGES)
     assert bpe.merges == walkthroughs.LOW_004_CLAIMED_MERGES  # all ten, with their counts
     assert sorted(bpe.vocab) == sorted(walkthroughs.LOW_004_CLAIMED_VOCAB)  # the same 21 tokens
-    assert bpe.vocab_size == 21 != walkthroughs.LOW_004_CLAIMED_VOCAB_SIZE  # claimed "17 tokens"
-    _, splits = learn_merges(initial_splits(walkthroughs.LOW_WORD_FREQS), walkthroughs.LOW_WORD_FREQS, 10)
+    assert bpe.n_vocab == 21 != walkthroughs.LOW_004_CLAIMED_VOCAB_SIZE  # claimed "17 tokens"
+    _, splits = learn_merges(
+        initial_splits(walkthroughs.LOW_WORD_FREQS), walkthroughs.LOW_WORD_FREQS, 10
+    )
     assert {w: list(s) for w, s in splits.items()} == walkthroughs.LOW_004_CLAIMED_SPLITS
     for word, claimed in walkthroughs.LOW_004_CLAIMED_ENCODINGS.items():
         assert bpe.tokenize(word) == claimed, word
@@ -501,7 +527,7 @@ def test_merge_counts_never_increase_and_early_stop_means_done(corpus, num_merge
     bpe = train(corpus, num_merges)
     counts = [count for _, count in bpe.merges]
     assert counts == sorted(counts, reverse=True)
-    assert len(bpe.vocab) == len(set(bpe.vocab)) == bpe.vocab_size
+    assert len(bpe.vocab) == len(set(bpe.vocab)) == bpe.n_vocab
     assert len(bpe.merges) <= num_merges
     if len(bpe.merges) < num_merges:
         assert all(len(bpe.tokenize(word)) == 1 for word in corpus.split())
@@ -526,6 +552,114 @@ def test_unseen_characters_raise_or_become_unk(corpus, num_merges, data):
     assert info.value.token == unseen and info.value.position == len(before)
     bpe = train(corpus, num_merges, unk=True)
     ids = bpe.encode(text)
-    assert bpe.stoi[UNK] == bpe.vocab_size - 1
-    assert ids.count(bpe.vocab_size - 1) == 1
+    assert bpe.stoi[UNK] == bpe.n_vocab - 1
+    assert ids.count(bpe.n_vocab - 1) == 1
     assert bpe.decode(ids) == " ".join(text.replace(unseen, UNK).split())
+
+
+# --- the fast trainer: what CharBPE.train learns is what the obvious loop learns ----------------
+
+# A tiny alphabet makes ties and overlapping pairs ("aaa") common, the cases that break tie-breaks.
+WORDS = st.text(alphabet="abc", min_size=1, max_size=7)
+WORD_FREQS = st.dictionaries(WORDS, st.integers(1, 5), min_size=1, max_size=8)
+TIE_BREAKS = st.sampled_from(["first", "lexicographic"])
+
+
+def naive_merges(freqs, num_merges: int, tie_break: str = "first", marker="</w>"):
+    """The reference: ``learn_merges`` (count everything, merge the best, repeat)."""
+    if tie_break == "first":
+        return learn_merges(initial_splits(freqs, end_of_word=marker), freqs, num_merges)[0]
+    from book.tokenizers.bpe_core import joined, train_naive
+
+    splits = initial_splits(freqs, end_of_word=marker)
+    sequences = {splits[word]: freq for word, freq in freqs.items()}
+    return train_naive(sequences, num_merges, joined, tie_break=tie_break)
+
+
+@settings(max_examples=300, deadline=None)
+@given(WORD_FREQS, st.integers(0, 30), TIE_BREAKS)
+def test_fast_training_learns_what_the_naive_loop_learns(freqs, num_merges, tie_break):
+    fast = train(freqs, num_merges, tie_break=tie_break).merges
+    assert fast == naive_merges(freqs, num_merges, tie_break)
+
+
+@settings(max_examples=100, deadline=None)
+@given(WORD_FREQS, st.integers(0, 30), st.sampled_from([None, "_"]))
+def test_fast_trainer_with_another_marker_or_none(freqs, num_merges, marker):
+    from book.tokenizers.bpe_core import joined
+    from book.tokenizers.bpe_train import train_merges
+
+    splits = initial_splits(freqs, end_of_word=marker)
+    sequences = {splits[word]: freq for word, freq in freqs.items()}
+    assert train_merges(sequences, num_merges, joined) == naive_merges(
+        freqs, num_merges, "first", marker
+    )
+
+
+@pytest.mark.parametrize(
+    "freqs",
+    [walkthroughs.HUG_WORD_FREQS, walkthroughs.LOW_WORD_FREQS, word_freqs(walkthroughs.CAT_TEXT)],
+)
+def test_fast_training_on_the_worked_examples(freqs):
+    assert train(freqs, 40).merges == naive_merges(freqs, 40)
+
+
+def test_fast_training_on_the_english_corpus():
+    freqs = word_freqs(book_corpora.english("train"))
+    assert train(freqs, 40).merges == naive_merges(freqs, 40)
+
+
+def test_train_stops_early_and_keeps_unk():
+    bpe = train("ab ab", 10, unk=True)
+    assert bpe.merges == [(("a", "b"), 2), (("ab", "</w>"), 2)]
+    assert bpe.tokenize("abc") == ["ab", "<unk>", "</w>"]
+
+
+# --- tokens after k merges (book.analysis.curves) ---------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    WORD_FREQS,
+    st.lists(st.text(alphabet="abcd", min_size=1, max_size=6), min_size=1, max_size=12),
+    st.integers(0, 15),
+)
+def test_curve_equals_encoding_with_each_prefix(train_freqs, heldout_words, num_merges):
+    bpe = train(train_freqs, num_merges, unk=True)  # "d" never occurs in training: <unk>
+    text = " ".join(heldout_words)
+    checkpoints = list(range(len(bpe.merges) + 1))
+    expected = [
+        len(CharBPE(bpe.merges[:k], bpe.alphabet, unk=True).encode(text)) for k in checkpoints
+    ]
+    assert tokens_after_merges(bpe.merges, word_freqs(text), checkpoints) == expected
+
+
+def test_curve_keeps_the_order_and_repeats_of_the_checkpoints():
+    bpe = train(walkthroughs.LOW_TEXT, 10)
+    counts = tokens_after_merges(bpe.merges, walkthroughs.LOW_WORD_FREQS, [10, 0, 10, 3])
+    assert counts == [
+        len(CharBPE(bpe.merges[:k], bpe.alphabet).encode(walkthroughs.LOW_TEXT))
+        for k in [10, 0, 10, 3]
+    ]
+
+
+def test_curve_without_a_marker_counts_characters_only():
+    assert tokens_after_merges([], {"abc": 2}, [0], end_of_word=None) == [6]
+
+
+@pytest.mark.parametrize("checkpoint", [-1, 2, True, 1.0])
+def test_curve_rejects_checkpoints_outside_the_merges(checkpoint):
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        tokens_after_merges([(("a", "b"), 1)], {"ab": 1}, [checkpoint])
+
+
+# --- chapter 04's example -----------------------------------------------------------------------
+
+
+def test_chapter_example_tokenizer_and_text():
+    bpe = showcase.english_char_bpe()
+    assert len(bpe.merges) == showcase.ENGLISH_MERGES
+    assert set(showcase.STEPPER_TEXT.replace(" ", "")) <= set(bpe.alphabet)
+    assert showcase.STEPPER_TEXT in " ".join(book_corpora.english("heldout").split())
+    trace = bpe.trace(showcase.STEPPER_TEXT)
+    assert len(trace) > 2 and trace[-1].pieces == tuple(bpe.tokenize(showcase.STEPPER_TEXT))

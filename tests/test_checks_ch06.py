@@ -11,12 +11,8 @@ from book.checks import ch06
 from book.tokenizers.bpe_core import merge
 from book.tokenizers.byte_bpe import ByteTokenizer
 from book.tokenizers.patterns import split
-from book.tokenizers.regex_bpe import (
-    RegexTokenizer,
-    chunk_counts,
-    recover_merges,
-    split_token,
-)
+from book.tokenizers.pretokenize import chunk_counts
+from book.tokenizers.regex_bpe import RegexTokenizer, recover_merges
 
 from check_helpers import passes
 
@@ -120,11 +116,17 @@ def recover_by_first_pair(ranks):
     return byte_ids, [(ranks[t[:1]], ranks[t[1:]]) if t[1:] in ranks else (0, 0) for t in tokens]
 
 
+def merges_as_bytes(ranks):
+    """The merges with each part's bytes instead of its id (a plausible mistake)."""
+    by_id = {token_id: token for token, token_id in ranks.items()}
+    return [(by_id[a], by_id[b]) for (a, b), _ in recover_merges(ranks)[1]]
+
+
 @pytest.mark.parametrize("wrong", [
     recover_by_first_pair,
     lambda ranks: (list(range(256)), recover_right(ranks)[1]),  # ignores the byte order
     lambda ranks: recover_right(ranks)[1],  # merges only
-    lambda ranks: (recover_right(ranks)[0], [tuple(split_token(t, ranks)) for t in sorted(ranks, key=ranks.get)[256:]]),
+    lambda ranks: (recover_right(ranks)[0], merges_as_bytes(ranks)),  # parts as bytes, not ids
 ])
 def test_recover_catches(capsys, wrong):
     assert not passes(capsys, ch06.check_recover, wrong)

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import doctest
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from book.encodings import get_encoding
-from book.tokenizers import regex_bpe
+from book.tokenizers import Tokenizer
 from book.tokenizers.bpe_core import train_naive
 from book.tokenizers.byte_bpe import ByteTokenizer
 from book.tokenizers.errors import BPEFileError, DisallowedSpecialTokenError, UnknownIdError
@@ -21,12 +19,8 @@ from book.tokenizers.patterns import (
     PATTERNS,
     split,
 )
-from book.tokenizers.regex_bpe import (
-    RegexTokenizer,
-    chunk_counts,
-    recover_merges,
-    split_token,
-)
+from book.tokenizers.pretokenize import chunk_counts
+from book.tokenizers.regex_bpe import RegexTokenizer, recover_merges
 
 TRAINING_TEXT = (
     "The dog ran. The dog sat. A dog's life is a good life, isn't it? "
@@ -34,7 +28,8 @@ TRAINING_TEXT = (
     "def dog(name):\n    return f'{name} says woof'\n"
 ) * 3
 SPECIALS = {"<|endoftext|>": 400, "<|end|>": 401}
-TOKENIZER = RegexTokenizer.train(TRAINING_TEXT, 300, special_tokens=SPECIALS)
+TOKENIZER = RegexTokenizer.train(TRAINING_TEXT, 300)
+TOKENIZER.register_special_tokens(SPECIALS)
 
 
 @pytest.fixture(scope="module")
@@ -42,12 +37,15 @@ def gpt2():
     """GPT-2 in tiktoken and in our tokenizer (built from the name), once for this module."""
     return get_encoding("gpt2"), RegexTokenizer.from_tiktoken("gpt2")
 
+
 any_text = st.text(st.characters(exclude_categories=("Cs",)))
 
 
-def test_doctests():
-    result = doctest.testmod(regex_bpe)
-    assert result.failed == 0 and result.attempted > 0
+def test_satisfies_the_tokenizer_interface():
+    assert isinstance(TOKENIZER, Tokenizer)
+    assert TOKENIZER.n_vocab == 402 and len(TOKENIZER.vocab) == 300
+    assert TOKENIZER.token_bytes(400) == b"<|endoftext|>"
+    assert b"".join(map(TOKENIZER.token_bytes, TOKENIZER.encode("The dog"))) == b"The dog"
 
 
 # --- patterns -----------------------------------------------------------------------------------
@@ -60,7 +58,15 @@ def test_patterns_are_tiktokens_own():
 
 def test_gpt2_pattern_splits_words_numbers_punctuation_and_space():
     assert split("Hello world's 2024!!  ok\n", GPT2_PATTERN) == [
-        "Hello", " world", "'s", " 2024", "!!", " ", " ok", "\n"]
+        "Hello",
+        " world",
+        "'s",
+        " 2024",
+        "!!",
+        " ",
+        " ok",
+        "\n",
+    ]
     assert split("I'LL", GPT2_PATTERN) == ["I", "'", "LL"]  # GPT-2's contractions are lowercase
 
 
@@ -99,8 +105,44 @@ def test_training_equals_naive_training_on_the_chunks():
 
 
 def test_training_is_deterministic():
-    again = RegexTokenizer.train(TRAINING_TEXT, 300, special_tokens=SPECIALS)
+    again = RegexTokenizer.train(TRAINING_TEXT, 300)
     assert again.merges == TOKENIZER.merges
+
+
+def test_vocab_size_counts_the_special_tokens_which_come_after_the_merges():
+    tok = RegexTokenizer.train(TRAINING_TEXT, 302, special_tokens=["<|endoftext|>", "<|end|>"])
+    assert tok.merges == TOKENIZER.merges
+    assert tok.special_tokens == {"<|endoftext|>": 300, "<|end|>": 301} and tok.n_vocab == 302
+
+
+def test_training_text_is_cut_at_special_tokens():
+    """Without the cut, b'<|' and 'endoftext' would be learned from the special token's text."""
+    text = "hello<|endoftext|>world<|endoftext|>" * 20
+    tok = RegexTokenizer.train(text, 300, special_tokens=["<|endoftext|>"])
+    learned = [tok.vocab[i] for i in range(256, 256 + len(tok.merges))]
+    assert learned and not any(b"<" in t or b"|" in t or b"endof" in t for t in learned)
+    assert set(learned) >= {b"hello", b"world"}
+    plain = RegexTokenizer.train(text, 300)
+    assert any(b"endof" in token for token in plain.vocab.values())
+
+
+@pytest.mark.parametrize(
+    "specials, error, message",
+    [
+        (["<|a|>", "<|a|>"], ValueError, "given more than once"),
+        ([""], ValueError, "non-empty str"),
+        ("<|a|>", TypeError, "not one str"),
+        ({"<|a|>": 500}, TypeError, "register_special_tokens"),
+    ],
+)
+def test_bad_special_tokens_for_training_are_clear_errors(specials, error, message):
+    with pytest.raises(error, match=message):
+        RegexTokenizer.train("hello", 300, special_tokens=specials)
+
+
+def test_vocab_size_below_the_bytes_and_specials_names_the_minimum():
+    with pytest.raises(ValueError, match=r"vocab_size must be an int >= 258 .*2 special tokens"):
+        RegexTokenizer.train("hello", 257, special_tokens=["<|a|>", "<|b|>"])
 
 
 def test_merges_never_cross_a_chunk_boundary():
@@ -196,7 +238,7 @@ def test_special_token_arguments_are_checked():
 
 def test_register_special_tokens_validates_ids():
     tok = RegexTokenizer.train("hello hello", 260)
-    with pytest.raises(ValueError, match="int id >= 260"):
+    with pytest.raises(ValueError, match="not a learned token's .*0-259.*got 259"):
         tok.register_special_tokens({"<|x|>": 259})
     with pytest.raises(ValueError, match="non-empty str"):
         tok.register_special_tokens({"": 300})
@@ -211,9 +253,8 @@ def test_register_special_tokens_validates_ids():
 # --- tiktoken -----------------------------------------------------------------------------------
 
 
-def test_split_token_and_recover_merges():
+def test_recover_merges():
     ranks = {bytes([b]): b for b in range(256)} | {b"bc": 256, b"abc": 257, b"ab": 258}
-    assert split_token(b"abc", ranks) == (b"a", b"bc")
     byte_ids, merges = recover_merges(ranks)
     assert byte_ids == list(range(256))
     assert merges == [((98, 99), None), ((97, 256), None), ((97, 98), None)]
@@ -273,7 +314,9 @@ def test_save_and_load_keeps_a_tiktoken_byte_order(tmp_path, gpt2):
 def saved(tmp_path):
     """A small saved tokenizer: (path, its lines)."""
     path = tmp_path / "tok.bpe"
-    RegexTokenizer.train("aaab abab baba", 262, special_tokens={"<|x|>": 500}).save(path)
+    tok = RegexTokenizer.train("aaab abab baba", 262)
+    tok.register_special_tokens({"<|x|>": 500})
+    tok.save(path)
     return path, path.read_text().splitlines()
 
 
@@ -292,7 +335,7 @@ def corrupt(path, lines):
         (lambda ls: ls[:1] + ['pattern: "(unclosed"'] + ls[2:], 2, "does not compile"),
         (lambda ls: ls[:1] + ["pattern: 12"] + ls[2:], 2, "a JSON string or null"),
         (lambda ls: ls[:2] + ["special_tokens: {oops}"] + ls[3:], 3, "JSON object"),
-        (lambda ls: ls[:2] + ['special_tokens: {"<|x|>": 257}'] + ls[3:], 3, "integers >= 262"),
+        (lambda ls: ls[:2] + ['special_tokens: {"<|x|>": 257}'] + ls[3:], 3, "from 262"),
         (lambda ls: ls[:3] + ["byte_ids: 1 2 3"] + ls[4:], 4, "each once"),
         (lambda ls: ls[:4] + ["merges: many"] + ls[5:], 5, "non-negative integer"),
         (lambda ls: ls[:3], 4, "ends before the 'byte_ids: ...' line"),
@@ -301,8 +344,9 @@ def corrupt(path, lines):
         (lambda ls: ls[:5] + ["256 97 97"] + ls[6:], 6, "expected 'new_id left_id right_id count'"),
         (lambda ls: ls[:5] + ["256 97 x 3"] + ls[6:], 6, "an id must be a non-negative integer"),
         (lambda ls: ls[:5] + ["256 97 97 -3"] + ls[6:], 6, "the count must be"),
-        (lambda ls: ls[:5] + [ls[6], ls[5]] + ls[7:], 6, "expected 256 here"),
-        (lambda ls: ls[:5] + ["256 97 300 3"] + ls[6:], 6, "only ids below 256 exist"),
+        (lambda ls: ls[:5] + [ls[6], ls[5]] + ls[7:], 7, "expected an id above 257 here"),
+        (lambda ls: ls[:5] + ["256 97 300 3"] + ls[6:], 6, "id 300 does not exist"),
+        (lambda ls: ls[:5] + ["97 97 98 3"] + ls[6:], 6, "already a byte's id"),
         (lambda ls: ls[:6] + ["257 " + ls[5].split(" ", 1)[1]] + ls[7:], 7, "merged twice"),
     ],
 )

@@ -17,7 +17,7 @@ def is_whole_text(piece: bytes) -> bool:
 
 def test_parallel_tokenizer_is_the_chapter_recipe():
     tok = showcase.parallel_byte_bpe()
-    assert tok.vocab_size == showcase.PARALLEL_VOCAB_SIZE
+    assert tok.n_vocab == showcase.PARALLEL_VOCAB_SIZE
     assert showcase.parallel_text().count("\n") == 21
 
 

@@ -7,11 +7,11 @@ once, on the distinct words of the text, and read off the running token count at
 checkpoint: the count only changes when a merge touches a word, and then by how many symbols
 it removed times how often the word occurs.
 
->>> from book.tokenizers.char_bpe import train
->>> bpe = train("hug hug pug pun bun", num_merges=3)
+>>> from book.tokenizers import CharBPE
+>>> bpe = CharBPE.train("hug hug pug pun bun", vocab_size=10)  # 6 characters, </w>, 3 merges
 >>> tokens_after_merges(bpe.merges, {"hug": 2, "bug": 1}, [0, 1, 2, 3])
 [12, 9, 6, 4]
->>> [len(train("hug hug pug pun bun", k).encode("hug hug bug")) for k in range(4)]
+>>> [len(CharBPE(bpe.merges[:k], bpe.alphabet).encode("hug hug bug")) for k in range(4)]
 [12, 9, 6, 4]
 """
 
@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from book.tokenizers.char_bpe import END_OF_WORD, Merge, initial_splits, merge_symbols
+from book.tokenizers.bpe_core import Merge
+from book.tokenizers.char_bpe import END_OF_WORD, initial_splits, merge_symbols
 
 
 def checked_checkpoints(checkpoints: Iterable[int], n_merges: int) -> list[int]:

@@ -21,7 +21,6 @@ from book.tokenizers.char_bpe import (
     pair_counts,
     word_freqs,
 )
-from book.tokenizers.char_bpe_fast import train_fast
 
 # (word_freqs, end_of_word) pairs that training and counting are checked on.
 TIES = {"zy": 1, "ab": 1, "yz": 1, "ba": 1}  # all pairs tie: first seen is ('z', 'y')
@@ -54,7 +53,9 @@ def _english_freqs(n_words: int = 3000) -> dict[str, int]:
 @cache
 def _english_bpe(num_merges: int = 300) -> CharBPE:
     """The chapter's English tokenizer, cut to its first ``num_merges`` merges."""
-    return train_fast(corpora.english("train"), num_merges, unk=True)
+    text = corpora.english("train")
+    alphabet = set("".join(text.split()))
+    return CharBPE.train(text, vocab_size=len(alphabet) + 2 + num_merges, unk=True)
 
 
 def check_count_pairs(count_pairs) -> None:

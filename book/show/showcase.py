@@ -14,7 +14,6 @@ import functools
 from book import corpora
 from book.tokenizers.byte_bpe import ByteTokenizer
 from book.tokenizers.char_bpe import CharBPE
-from book.tokenizers.char_bpe_fast import train_fast
 from book.tokenizers.regex_bpe import RegexTokenizer
 
 # Chapter 04: how many merges to learn from corpora.english("train"), and the stepper's text
@@ -25,8 +24,13 @@ STEPPER_TEXT = "Full fathom five thy father lies; Of his bones are coral made;"
 
 @functools.cache
 def english_char_bpe() -> CharBPE:
-    """Chapter 04's tokenizer: ``train_fast(corpora.english("train"), ENGLISH_MERGES)``."""
-    return train_fast(corpora.english("train"), ENGLISH_MERGES)
+    """Chapter 04's tokenizer: ``ENGLISH_MERGES`` merges learned on ``corpora.english("train")``.
+
+    Its vocabulary: the characters of the training words, ``</w>``, one token per merge.
+    """
+    text = corpora.english("train")
+    alphabet = set("".join(text.split()))
+    return CharBPE.train(text, vocab_size=len(alphabet) + 1 + ENGLISH_MERGES)
 
 
 # Chapter 05: a byte-level BPE trained on the parallel passage (21 languages, one per line),

@@ -1,18 +1,25 @@
-"""Byte-level BPE primitives shared by the byte tokenizer (chapter 05) and the regex one (06).
+"""The steps of BPE, each defined once, for every BPE tokenizer of the book.
 
-Conventions used everywhere in this module:
+A sequence holds *symbols*: characters and merged strings for character-level BPE (chapter 04),
+token ids for byte-level and regex BPE (chapters 05, 06). Every step here works on either:
 
-- text becomes ids through its UTF-8 bytes; ids 0-255 are the 256 single-byte tokens;
-- merge number ``rank`` (0 = learned first) creates id ``256 + rank``, so ids grow with rank
-  and "lowest-ranked pair" and "pair that makes the smallest new id" mean the same thing;
-- ``merges`` is a list of ``(pair, count)`` in rank order, ``count`` being how often the pair
-  occurred when training chose it (``None`` where unknown, e.g. merges recovered from tiktoken);
-- ``ranks`` is the same information as a lookup table, ``{pair: rank}``.
+- :func:`get_pair_counts` counts adjacent pairs, :func:`merge` replaces a pair by a new symbol;
+- :func:`best_pair` picks the pair to merge (the tie-break rule), :func:`train_naive` is the
+  obvious trainer built from those three (``book.tokenizers.bpe_train`` is the fast one);
+- :func:`ranks_of`, :func:`replay_merges` and :func:`merge_lowest_rank` encode with merges;
+- :func:`trace_chunks` records each merge that changes a text, for the merge stepper.
 
->>> merges = [((104, 105), 2)]                 # 'h' 'i' -> 256, seen twice in training
->>> ranks = ranks_of(merges)
->>> merge_lowest_rank(list(b"hi hi"), ranks)
-[256, 32, 256]
+A merge is ``(pair, count)``: the pair merged and how often it occurred when training chose it
+(``None`` where unknown, e.g. merges recovered from tiktoken). ``merges`` lists them in rank
+order (rank 0 was learned first). Byte-level convention: ids 0-255 are the bytes and merge
+number ``rank`` creates id ``256 + rank`` (``NEXT_IDS[rank]``), unless a tokenizer says
+otherwise (a vocabulary loaded from elsewhere can number its tokens in any order).
+
+>>> merges = train_naive([list(b"hi hi")], 1)
+>>> merges
+[((104, 105), 2)]
+>>> merge_lowest_rank(list(b"hi hi!"), ranks_of(merges))
+[256, 32, 256, 33]
 >>> build_vocab(merges)[256]
 b'hi'
 """
@@ -21,53 +28,184 @@ from __future__ import annotations
 
 import heapq
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Literal, TypeAlias, TypeVar
 
 from book.tokenizers.errors import InvalidUTF8Error
-from book.tokenizers.trace import Step, initial_step
+from book.tokenizers.trace import Piece, Step, initial_step
+
+S = TypeVar("S", bound=Hashable)  # a symbol: a token id (int) or a token string (str)
+
+Pair: TypeAlias = tuple[S, S]
+Merge: TypeAlias = tuple[Pair[S], int | None]  # a merged pair, and its count when chosen
+NewSymbol: TypeAlias = Callable[[int, Pair[S]], S]  # (rank, pair) -> the symbol the merge makes
+TieBreak: TypeAlias = Literal["first", "lexicographic"]
 
 N_BYTES = 256  # ids 0-255 are the byte tokens; the first merge creates id 256
 NO_RANK = sys.maxsize  # "this pair is not a merge": larger than every real rank
+NEXT_IDS = range(N_BYTES, sys.maxsize)  # the byte-level convention: NEXT_IDS[rank] = 256 + rank
+TIE_BREAKS = ("first", "lexicographic")
 
-Pair = tuple[int, int]
-Merge = tuple[Pair, int | None]  # a merged pair and its count when training chose it
+
+def next_id(rank: int, pair: Pair[int]) -> int:
+    """The id merge ``rank`` creates in byte-level BPE: ``256 + rank`` (the pair plays no part).
+
+    >>> next_id(0, (104, 105))
+    256
+    """
+    return N_BYTES + rank
 
 
-def get_pair_counts(ids: Sequence[int], counts: dict[Pair, int] | None = None) -> dict[Pair, int]:
-    """Count adjacent pairs of ``ids``, in order of first occurrence (added to ``counts`` if given).
+def joined(rank: int, pair: Pair[str]) -> str:
+    """The symbol a merge creates in character-level BPE: its two strings joined.
 
-    Overlapping pairs all count: ``[7, 7, 7]`` holds ``(7, 7)`` twice.
+    >>> joined(0, ("u", "g"))
+    'ug'
+    """
+    return pair[0] + pair[1]
+
+
+def get_pair_counts(
+    symbols: Sequence[S], counts: dict[Pair[S], int] | None = None, weight: int = 1
+) -> dict[Pair[S], int]:
+    """Count adjacent pairs, in order of first occurrence; each adds ``weight`` (to ``counts``).
+
+    Overlapping pairs all count: ``[7, 7, 7]`` holds ``(7, 7)`` twice. ``weight`` is how often
+    the whole sequence occurs, e.g. a word's frequency.
 
     >>> get_pair_counts([1, 2, 3, 1, 2])
     {(1, 2): 2, (2, 3): 1, (3, 1): 1}
+    >>> get_pair_counts(("h", "u", "g"), weight=10)
+    {('h', 'u'): 10, ('u', 'g'): 10}
     """
     counts = {} if counts is None else counts
-    for pair in zip(ids, ids[1:]):
-        counts[pair] = counts.get(pair, 0) + 1
+    for pair in zip(symbols, symbols[1:]):
+        counts[pair] = counts.get(pair, 0) + weight
     return counts
 
 
-def merge(ids: Sequence[int], pair: Pair, new_id: int) -> list[int]:
-    """Replace each occurrence of ``pair`` in ``ids``, left to right, by ``new_id``.
+def merge(symbols: Sequence[S], pair: Pair[S], new: S) -> list[S]:
+    """Replace each occurrence of ``pair``, left to right, by the symbol ``new``.
 
     >>> merge([1, 2, 3, 1, 2], (1, 2), 256)
     [256, 3, 256]
     >>> merge([7, 7, 7], (7, 7), 256)  # left to right: the first two merge, the third is left
     [256, 7]
+    >>> merge(["h", "u", "g"], ("u", "g"), "ug")
+    ['h', 'ug']
     """
-    merged: list[int] = []
+    first, second = pair
+    merged: list[S] = []
     i = 0
-    while i < len(ids):
-        if i + 1 < len(ids) and ids[i] == pair[0] and ids[i + 1] == pair[1]:
-            merged.append(new_id)
+    while i < len(symbols):
+        if i + 1 < len(symbols) and symbols[i] == first and symbols[i + 1] == second:
+            merged.append(new)
             i += 2
         else:
-            merged.append(ids[i])
+            merged.append(symbols[i])
             i += 1
     return merged
 
 
-def ranks_of(merges: Iterable[Merge]) -> dict[Pair, int]:
+def check_tie_break(tie_break: object) -> TieBreak:
+    """``tie_break`` if it names a rule, else a ValueError listing the rules."""
+    if tie_break not in TIE_BREAKS:
+        raise ValueError(
+            f"tie_break must be 'first' (the book's rule: among equally frequent pairs, the one "
+            f"that occurs first in the training data) or 'lexicographic' (the pair whose bytes "
+            f"are greater, as CS336 and GPT-2-style trainers do); got {tie_break!r}"
+        )
+    return tie_break  # type: ignore[return-value]
+
+
+def symbol_bytes(symbol: int | str) -> bytes:
+    """The bytes of a symbol before any merge: id ``b`` < 256 is byte ``b``; a str its UTF-8.
+
+    Merged symbols are spelled by joining their parts' bytes (trainers keep that table).
+
+    >>> symbol_bytes(104), symbol_bytes("</w>")
+    (b'h', b'</w>')
+    """
+    if isinstance(symbol, str):
+        return symbol.encode("utf-8")
+    return bytes([symbol])
+
+
+def best_pair(
+    counts: Mapping[Pair[S], int],
+    tie_break: TieBreak = "first",
+    spelled: Mapping[S, bytes] | None = None,
+) -> Pair[S]:
+    """The pair to merge next: the most frequent; among equals, the tie-break decides.
+
+    ``"first"`` (the book's rule): the pair that occurs first in the data. ``counts`` is in
+    order of first occurrence and ``max`` returns the first of equal maxima, so this is just
+    ``max(counts, key=counts.get)``. ``"lexicographic"``: the pair whose bytes (``spelled``,
+    symbol -> bytes) compare greater, first part first, as CS336's reference trainer does.
+
+    >>> counts = {(98, 99): 2, (97, 98): 2}
+    >>> best_pair(counts), best_pair(counts, "lexicographic", {97: b"a", 98: b"b", 99: b"c"})
+    ((98, 99), (98, 99))
+    >>> best_pair({("b", "a"): 1, ("a", "b"): 1}, "lexicographic", {"a": b"a", "b": b"b"})
+    ('b', 'a')
+    """
+    if tie_break == "first":
+        return max(counts, key=counts.__getitem__)
+    check_tie_break(tie_break)
+    return max(counts, key=lambda pair: (counts[pair], spelled[pair[0]], spelled[pair[1]]))
+
+
+def weighted(
+    sequences: Mapping[Sequence[S], int] | Iterable[Sequence[S]],
+) -> list[tuple[list[S], int]]:
+    """``[(symbols, weight)]`` from ``{sequence: count}`` or from sequences that count once each.
+
+    >>> weighted({b"ab": 3}), weighted([b"ab", b"c"])
+    ([([97, 98], 3)], [([97, 98], 1), ([99], 1)])
+    """
+    if isinstance(sequences, Mapping):
+        return [(list(symbols), count) for symbols, count in sequences.items()]
+    return [(list(symbols), 1) for symbols in sequences]
+
+
+def train_naive(
+    sequences: Mapping[Sequence[S], int] | Iterable[Sequence[S]],
+    num_merges: int,
+    new_symbol: NewSymbol = next_id,
+    *,
+    tie_break: TieBreak = "first",
+) -> list[Merge[S]]:
+    """Learn up to ``num_merges`` merges the obvious way: count all pairs, merge the best, repeat.
+
+    ``sequences`` is ``{sequence: count}`` (e.g. word frequencies, chunk counts, in order of
+    first occurrence) or an iterable of sequences. Pairs never span two sequences. Stops early
+    once no pair is left. Takes time ``num_merges * len(data)``: the reference that the fast
+    trainer, :func:`book.tokenizers.bpe_train.train_merges`, is tested against.
+
+    >>> train_naive([list(b"aaab"), list(b"ab")], 2)
+    [((97, 97), 2), ((97, 98), 2)]
+    >>> train_naive({("h", "u", "g"): 10, ("p", "u", "g"): 5}, 2, joined)
+    [(('u', 'g'), 15), (('h', 'ug'), 10)]
+    """
+    check_tie_break(tie_break)
+    data = weighted(sequences)
+    spelled = {symbol: symbol_bytes(symbol) for symbols, _ in data for symbol in symbols}
+    merges: list[Merge[S]] = []
+    for rank in range(num_merges):
+        counts: dict[Pair[S], int] = {}
+        for symbols, weight in data:
+            get_pair_counts(symbols, counts, weight)
+        if not counts:
+            break
+        pair = best_pair(counts, tie_break, spelled)
+        new = new_symbol(rank, pair)
+        spelled.setdefault(new, spelled[pair[0]] + spelled[pair[1]])
+        merges.append((pair, counts[pair]))
+        data = [(merge(symbols, pair, new), weight) for symbols, weight in data]
+    return merges
+
+
+def ranks_of(merges: Iterable[Merge[S]]) -> dict[Pair[S], int]:
     """The merges as a lookup table ``{pair: rank}``.
 
     >>> ranks_of([((104, 105), 2), ((256, 33), 1)])
@@ -85,7 +223,11 @@ def identity_byte_ids() -> list[int]:
     return list(range(N_BYTES))
 
 
-def build_vocab(merges: Iterable[Merge], byte_ids: Sequence[int] | None = None) -> dict[int, bytes]:
+def build_vocab(
+    merges: Iterable[Merge[int]],
+    byte_ids: Sequence[int] | None = None,
+    new_ids: Sequence[int] = NEXT_IDS,
+) -> dict[int, bytes]:
     """The vocabulary ``{id: bytes}``: the 256 bytes, then each merge's two parts joined.
 
     >>> vocab = build_vocab([((104, 105), 2), ((256, 33), 1)])
@@ -95,121 +237,142 @@ def build_vocab(merges: Iterable[Merge], byte_ids: Sequence[int] | None = None) 
     byte_ids = identity_byte_ids() if byte_ids is None else byte_ids
     vocab = {token_id: bytes([byte]) for byte, token_id in enumerate(byte_ids)}
     for rank, ((left, right), _count) in enumerate(merges):
-        vocab[N_BYTES + rank] = vocab[left] + vocab[right]
+        vocab[new_ids[rank]] = vocab[left] + vocab[right]
     return vocab
 
 
-def replay_merges(ids: Sequence[int], merges: Iterable[Merge]) -> list[int]:
+def replay_merges(
+    symbols: Sequence[S], merges: Iterable[Merge[S]], new_symbols: Sequence[S] = NEXT_IDS
+) -> list[S]:
     """Encode by applying every merge in training order (slow with many merges, but obvious).
+
+    ``new_symbols[rank]`` is the symbol merge ``rank`` creates (byte level: ``256 + rank``).
 
     >>> replay_merges(list(b"hi hi!"), [((104, 105), 2), ((256, 33), 1)])
     [256, 32, 257]
+    >>> replay_merges(["b", "u", "g"], [(("u", "g"), 20)], ["ug"])
+    ['b', 'ug']
     """
-    ids = list(ids)
+    symbols = list(symbols)
     for rank, (pair, _count) in enumerate(merges):
-        if pair[0] in ids:  # cheap pre-check: most merges cannot apply to a given text
-            ids = merge(ids, pair, N_BYTES + rank)
-    return ids
+        if pair[0] in symbols:  # cheap pre-check: most merges cannot apply to a given text
+            symbols = merge(symbols, pair, new_symbols[rank])
+    return symbols
 
 
-def merge_lowest_rank(ids: Sequence[int], ranks: Mapping[Pair, int]) -> list[int]:
+def merge_lowest_rank(
+    symbols: Sequence[S], ranks: Mapping[Pair[S], int], new_symbols: Sequence[S] = NEXT_IDS
+) -> list[S]:
     """Encode by merging, again and again, the lowest-ranked pair present (leftmost first).
 
-    Same result as :func:`replay_merges`: a merge can only create pairs of higher rank (they
-    involve its new id), so the lowest-ranked pair present is the next merge that replay
-    would apply. The cost depends on the text, not on the number of merges.
+    Same result as :func:`replay_merges` when every merge makes a symbol of its own (as
+    trained byte-level merges do): a merge can only create pairs of higher rank (they involve
+    its new symbol), so the lowest-ranked pair present is the next merge that replay would
+    apply. The cost depends on the text, not on the number of merges.
 
     >>> merge_lowest_rank(list(b"hi hi!"), {(104, 105): 0, (256, 33): 1})
     [256, 32, 257]
     """
-    if len(ids) > LONG_SEQUENCE:
-        return _merge_lowest_rank_heap(ids, ranks)
+    if len(symbols) > LONG_SEQUENCE:
+        return _merge_lowest_rank_heap(symbols, ranks, new_symbols)
     # Keep the rank of every adjacent pair in a list (as tiktoken does): each step re-ranks
     # only the two neighbours of the merged pair, and min/index scan the list at C speed.
-    ids = list(ids)
-    pair_ranks = [ranks.get(pair, NO_RANK) for pair in zip(ids, ids[1:])]
+    symbols = list(symbols)
+    get = ranks.get
+    pair_ranks = [get(pair, NO_RANK) for pair in zip(symbols, symbols[1:])]
     while pair_ranks:
         rank = min(pair_ranks)
         if rank == NO_RANK:
             break
         i = pair_ranks.index(rank)  # the leftmost occurrence, as in merge()
-        ids[i : i + 2] = [N_BYTES + rank]
+        symbols[i : i + 2] = [new_symbols[rank]]
         del pair_ranks[i]
         if i > 0:
-            pair_ranks[i - 1] = ranks.get((ids[i - 1], ids[i]), NO_RANK)
+            pair_ranks[i - 1] = get((symbols[i - 1], symbols[i]), NO_RANK)
         if i < len(pair_ranks):
-            pair_ranks[i] = ranks.get((ids[i], ids[i + 1]), NO_RANK)
-    return ids
+            pair_ranks[i] = get((symbols[i], symbols[i + 1]), NO_RANK)
+    return symbols
 
 
-# Above this many ids the list scan (quadratic) loses to a heap (n log n); the crossover
+# Above this many symbols the list scan (quadratic) loses to a heap (n log n); the crossover
 # measured on English text with 3,744 merges is between 16 and 32 ids.
 LONG_SEQUENCE = 32
+_GONE = object()  # marks a merged-away position in the heap encoder's linked list
 
 
-def _merge_lowest_rank_heap(ids: Sequence[int], ranks: Mapping[Pair, int]) -> list[int]:
-    """:func:`merge_lowest_rank` for long sequences: a linked list of tokens and a heap of pairs.
+def _merge_lowest_rank_heap(
+    symbols: Sequence[S], ranks: Mapping[Pair[S], int], new_symbols: Sequence[S] = NEXT_IDS
+) -> list[S]:
+    """:func:`merge_lowest_rank` for long sequences: a linked list of symbols, a heap of pairs.
 
-    The heap holds ``(rank, node)`` for pairs as they were when pushed; an entry whose node
-    now starts a different pair is stale and skipped (a rank names exactly one pair).
+    The heap holds ``(rank, position)`` for pairs as they were when pushed; an entry whose
+    position now starts a different pair is stale and skipped (a rank names exactly one pair).
+    Equal ranks pop leftmost first, as in :func:`merge`. Time ``n log n`` for ``n`` symbols.
 
     >>> _merge_lowest_rank_heap([7, 7, 7, 8], {(7, 7): 0, (256, 8): 2, (7, 8): 1})
     [256, 257]
     """
-    tokens = list(ids)
+    tokens: list = list(symbols)
     size = len(tokens)
     next_ = [*range(1, size), -1]
     prev = list(range(-1, size - 1))
-    heap = [(ranks[pair], i) for i, pair in enumerate(zip(tokens, tokens[1:])) if pair in ranks]
+    get = ranks.get
+    heap = [(get(pair), i) for i, pair in enumerate(zip(tokens, tokens[1:])) if pair in ranks]
     heapq.heapify(heap)
     while heap:
         rank, node = heapq.heappop(heap)
         right = next_[node]
-        if tokens[node] < 0 or right < 0 or ranks.get((tokens[node], tokens[right])) != rank:
+        if tokens[node] is _GONE or right < 0 or get((tokens[node], tokens[right])) != rank:
             continue
-        new_id, after, before = N_BYTES + rank, next_[right], prev[node]
-        tokens[node], tokens[right], next_[node] = new_id, -1, after
+        new, after, before = new_symbols[rank], next_[right], prev[node]
+        tokens[node], tokens[right], next_[node] = new, _GONE, after
         if after >= 0:
             prev[after] = node
-            pushed = ranks.get((new_id, tokens[after]))
+            pushed = get((new, tokens[after]))
             if pushed is not None:
                 heapq.heappush(heap, (pushed, node))
         if before >= 0:
-            pushed = ranks.get((tokens[before], new_id))
+            pushed = get((tokens[before], new))
             if pushed is not None:
                 heapq.heappush(heap, (pushed, before))
-    return [token for token in tokens if token >= 0]
+    return [token for token in tokens if token is not _GONE]
 
 
 def trace_chunks(
-    chunks: Sequence[Sequence[int]], merges: Sequence[Merge], vocab: Mapping[int, bytes]
+    chunks: Sequence[Sequence[S]],
+    merges: Sequence[Merge[S]],
+    spell: Callable[[S], Piece],
+    new_symbols: Sequence[S] = NEXT_IDS,
 ) -> list[Step]:
     """The pieces of all ``chunks`` before any merge and after each merge that changed them.
 
-    Lowest rank first: each step finds the lowest-ranked pair present in any chunk and merges
-    it in every chunk, so the cost grows with the text, not with the number of merges.
+    Replays the merges in rank order on every chunk; a merge whose parts are not both present
+    is skipped at once, so even 200,000 merges trace a sentence quickly. ``spell`` turns a
+    symbol into the piece shown (its bytes, or the string itself).
 
     >>> merges = [((104, 105), 2), ((256, 33), 1)]
-    >>> steps = trace_chunks([list(b"hi!")], merges, build_vocab(merges))
+    >>> steps = trace_chunks([list(b"hi!")], merges, build_vocab(merges).__getitem__)
     >>> [(step.rank, step.count, step.pieces) for step in steps]
     [(None, None, (b'h', b'i', b'!')), (0, 2, (b'hi', b'!')), (1, 1, (b'hi!',))]
     """
-    ranks = ranks_of(merges)
     chunks = [list(chunk) for chunk in chunks]
 
-    def pieces() -> tuple[bytes, ...]:
-        return tuple(vocab[token_id] for chunk in chunks for token_id in chunk)
+    def pieces() -> tuple[Piece, ...]:
+        return tuple(spell(symbol) for chunk in chunks for symbol in chunk)
 
+    present = {symbol for chunk in chunks for symbol in chunk}
     steps = [initial_step(pieces())]
-    while True:
-        rank = min((ranks.get(p, NO_RANK) for c in chunks for p in zip(c, c[1:])), default=NO_RANK)
-        if rank == NO_RANK:
-            return steps
-        pair, count = merges[rank]
-        new_id = N_BYTES + rank
-        chunks = [merge(chunk, pair, new_id) for chunk in chunks]
-        parts = (vocab[pair[0]], vocab[pair[1]])
-        steps.append(Step(rank, parts, vocab[new_id], count, pieces()))
+    for rank, (pair, count) in enumerate(merges):
+        if pair[0] not in present or pair[1] not in present:
+            continue
+        new = new_symbols[rank]
+        merged = [merge(chunk, pair, new) for chunk in chunks]
+        if sum(map(len, merged)) == sum(map(len, chunks)):
+            continue  # both parts occur, but never side by side
+        chunks = merged
+        present = {symbol for chunk in chunks for symbol in chunk}
+        steps.append(Step(rank, (spell(pair[0]), spell(pair[1])), spell(new), count, pieces()))
+    return steps
 
 
 def utf8_bytes(text: str) -> bytes:
@@ -224,17 +387,21 @@ def utf8_bytes(text: str) -> bytes:
         raise surrogate_error(text) from None
 
 
-def surrogate_error(text: str) -> UnicodeEncodeError:
-    """The error for ``text`` holding a lone surrogate, which has no UTF-8 bytes (so no tokens)."""
-    position = next(i for i, ch in enumerate(text) if "\ud800" <= ch <= "\udfff")
+def surrogate_error(text: str, offset: int = 0) -> UnicodeEncodeError:
+    """The error for ``text`` holding a lone surrogate, which has no UTF-8 bytes (so no tokens).
+
+    ``offset`` is where ``text`` starts in a longer text (the position reported is in that).
+    """
+    index = next(i for i, ch in enumerate(text) if "\ud800" <= ch <= "\udfff")
+    position = offset + index
     reason = (
-        f"lone surrogate U+{ord(text[position]):04X} at position {position} is not a character, "
+        f"lone surrogate U+{ord(text[index]):04X} at position {position} is not a character, "
         "so it has no UTF-8 bytes and no tokens. It comes from text decoded wrongly (e.g. half "
         "of a JSON '\\ud83d\\ude00' escape pair). Repair the text first, e.g. with "
         "text.encode('utf-16', 'surrogatepass').decode('utf-16', 'replace'), which is what "
         "tiktoken does silently"
     )
-    return UnicodeEncodeError("utf-8", text, position, position + 1, reason)
+    return UnicodeEncodeError("utf-8", text, index, index + 1, reason)
 
 
 def decode_utf8(pieces: Sequence[bytes], errors: str = "replace") -> str:
@@ -255,28 +422,3 @@ def decode_utf8(pieces: Sequence[bytes], errors: str = "replace") -> str:
         return data.decode("utf-8", errors=errors)
     except UnicodeDecodeError as error:
         raise InvalidUTF8Error.from_decode_error(error, pieces) from None
-
-
-def train_naive(chunks: Sequence[Sequence[int]], num_merges: int) -> list[Merge]:
-    """Learn up to ``num_merges`` merges the obvious way: count all pairs, merge the best, repeat.
-
-    Pairs never span two chunks. Ties go to the pair that occurs first in the data: the
-    counts dict is built in order of first occurrence and ``max`` returns the first of equal
-    maxima. Stops early once no pair is left. Takes time ``num_merges * len(data)``: fine for
-    a page of text, see :func:`book.tokenizers.byte_bpe.train_merges` for real corpora.
-
-    >>> train_naive([list(b"aaab"), list(b"ab")], 2)
-    [((97, 97), 2), ((97, 98), 2)]
-    """
-    chunks = [list(chunk) for chunk in chunks]
-    merges: list[Merge] = []
-    for rank in range(num_merges):
-        counts: dict[Pair, int] = {}
-        for chunk in chunks:
-            get_pair_counts(chunk, counts)
-        if not counts:
-            break
-        best = max(counts, key=counts.get)  # first of equal maxima: the book's tie-break
-        merges.append((best, counts[best]))
-        chunks = [merge(chunk, best, N_BYTES + rank) for chunk in chunks]
-    return merges

@@ -10,9 +10,10 @@ One item per line::
     256 32 116 1523                           new id, left id, right id, count ("-" if unknown)
     ...
 
-Merge lines are in id order (256, 257, ...), so the file reads top to bottom like training.
-Reading checks everything; a wrong, corrupt or truncated file raises :class:`BPEFileError`
-naming the file and line, what is wrong and what to do.
+Merge lines are in rank order, so the file reads top to bottom like training, and their new
+ids increase line by line (256, 257, ... for a tokenizer the book trained). Reading checks
+everything; a wrong, corrupt or truncated file raises :class:`BPEFileError` naming the file
+and line, what is wrong and what to do.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class SavedBPE(NamedTuple):
     special_tokens: dict[str, int]
     byte_ids: list[int]
     merges: list[Merge]
+    new_ids: list[int]
 
 
 def write_bpe_file(
@@ -45,8 +47,19 @@ def write_bpe_file(
     special_tokens: Mapping[str, int],
     byte_ids: Sequence[int],
     merges: Sequence[Merge],
+    new_ids: Sequence[int] | None = None,
 ) -> None:
-    """Write a tokenizer file (format in the module docstring)."""
+    """Write a tokenizer file (format in the module docstring).
+
+    A merge's new id is ``256 + rank`` unless ``new_ids`` says otherwise; they must increase
+    with rank (so that a reordered file is caught when read).
+    """
+    new_ids = list(range(N_BYTES, N_BYTES + len(merges))) if new_ids is None else list(new_ids)
+    if any(a >= b for a, b in zip(new_ids, new_ids[1:])):
+        raise ValueError(
+            "this tokenizer's merges make ids that do not increase with rank, which the "
+            "tokenizer file cannot hold; save it with save_gpt2_files instead"
+        )
     identity = list(byte_ids) == identity_byte_ids()
     lines = [
         FORMAT_HEADER,
@@ -56,8 +69,8 @@ def write_bpe_file(
         "byte_ids: " + ("identity" if identity else " ".join(map(str, byte_ids))),
         f"merges: {len(merges)}",
     ]
-    for rank, ((left, right), count) in enumerate(merges):
-        lines.append(f"{N_BYTES + rank} {left} {right} {'-' if count is None else count}")
+    for new_id, ((left, right), count) in zip(new_ids, merges):
+        lines.append(f"{new_id} {left} {right} {'-' if count is None else count}")
     Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -69,8 +82,8 @@ def read_bpe_file(path: str | Path) -> SavedBPE:
     >>> write_bpe_file(path, None, {}, identity_byte_ids(), [((104, 105), 2)])
     >>> print(open(path).read().splitlines()[-1])
     256 104 105 2
-    >>> read_bpe_file(path).merges
-    [((104, 105), 2)]
+    >>> read_bpe_file(path).merges, read_bpe_file(path).new_ids
+    ([((104, 105), 2)], [256])
     """
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -83,7 +96,8 @@ def read_bpe_file(path: str | Path) -> SavedBPE:
     if lines[0].strip() != FORMAT_HEADER:
         found = repr(lines[0][:60])
         raise BPEFileError(
-            path, 1,
+            path,
+            1,
             f"expected the header {FORMAT_HEADER!r}, found {found}. This is not a tokenizer "
             "file written by save() of this version; save the tokenizer again.",
         )
@@ -95,19 +109,21 @@ def read_bpe_file(path: str | Path) -> SavedBPE:
     merge_lines = lines[len(_KEYS) + 1 :]
     if len(merge_lines) < num_merges:
         raise BPEFileError(
-            path, len(lines),
+            path,
+            len(lines),
             f"the file ends after {len(merge_lines)} of {num_merges} merges: it is truncated. "
             "Save the tokenizer again.",
         )
     if any(line.strip() for line in merge_lines[num_merges:]):
         raise BPEFileError(
-            path, len(_KEYS) + 2 + num_merges,
+            path,
+            len(_KEYS) + 2 + num_merges,
             f"unexpected text after the {num_merges} merges announced on line 5",
         )
-    merges = _merges(path, merge_lines[:num_merges], first_line=len(_KEYS) + 2)
-    _check_specials(path, specials, N_BYTES + len(merges))
+    merges, new_ids = _merges(path, merge_lines[:num_merges], len(_KEYS) + 2, byte_ids)
+    _check_specials(path, specials, {*byte_ids, *new_ids})
     _check_pattern(path, pattern)
-    return SavedBPE(pattern, specials, byte_ids, merges)
+    return SavedBPE(pattern, specials, byte_ids, merges, new_ids)
 
 
 _KEYS = ("pattern", "special_tokens", "byte_ids", "merges")
@@ -142,21 +158,27 @@ def _int(path, number: int, value: str, what: str) -> int:
 
 
 def _byte_ids_field(path, value: str) -> list[int]:
-    """``identity`` or a permutation of 0..255."""
+    """``identity`` or 256 distinct ids, the id of byte 0 first."""
     if value.strip() == "identity":
         return identity_byte_ids()
     ids = [_int(path, 4, item, "each byte id") for item in value.split()]
-    if sorted(ids) != identity_byte_ids():
-        raise BPEFileError(path, 4, "byte_ids must be 'identity' or the ids 0..255, each once")
+    if len(ids) != N_BYTES or len(set(ids)) != N_BYTES:
+        raise BPEFileError(
+            path, 4, "byte_ids must be 'identity' or 256 distinct ids (bytes 0..255), each once"
+        )
     return ids
 
 
-def _merges(path, lines: list[str], first_line: int) -> list[Merge]:
-    """Parse merge lines ``new left right count``; ids must come in order and parts exist."""
+def _merges(
+    path, lines: list[str], first_line: int, byte_ids: list[int]
+) -> tuple[list[Merge], list[int]]:
+    """Parse merge lines ``new left right count``; new ids increase, parts exist before."""
     merges: list[Merge] = []
+    new_ids: list[int] = []
+    known = set(byte_ids)
     seen: set[Pair] = set()
     for offset, line in enumerate(lines):
-        number, new_id = first_line + offset, N_BYTES + offset
+        number = first_line + offset
         items = line.split()
         if len(items) != 4:
             raise BPEFileError(
@@ -164,33 +186,47 @@ def _merges(path, lines: list[str], first_line: int) -> list[Merge]:
             )
         new, left, right = (_int(path, number, item, "an id") for item in items[:3])
         count = None if items[3] == "-" else _int(path, number, items[3], "the count")
-        if new != new_id:
+        previous = new_ids[-1] if new_ids else None
+        if previous is not None and new <= previous:
             raise BPEFileError(
-                path, number,
-                f"this merge creates id {new}, but merges must be listed in id order from "
-                f"{N_BYTES}: expected {new_id} here. The file was edited or reordered.",
+                path,
+                number,
+                f"this merge creates id {new}, but merges are listed in rank order with "
+                f"increasing ids: expected an id above {previous} here. The file was edited or "
+                "reordered.",
             )
-        if left >= new_id or right >= new_id:
+        if new in known:
+            raise BPEFileError(path, number, f"this merge creates id {new}, already a byte's id")
+        if left not in known or right not in known:
+            missing = left if left not in known else right
             raise BPEFileError(
-                path, number,
-                f"merge {new_id} joins ids {left} and {right}, but only ids below {new_id} "
-                "exist at this point: a merge can only join tokens made before it",
+                path,
+                number,
+                f"merge {new} joins ids {left} and {right}, but id {missing} does not exist at "
+                "this point: a merge can only join bytes and tokens made before it",
             )
         if (left, right) in seen:
             raise BPEFileError(path, number, f"the pair ({left}, {right}) is merged twice")
         seen.add((left, right))
+        known.add(new)
         merges.append(((left, right), count))
-    return merges
+        new_ids.append(new)
+    return merges, new_ids
 
 
-def _check_specials(path, specials: dict, vocab_size: int) -> None:
-    """Special token ids must be ints past the learned vocabulary, each used once."""
+def _check_specials(path, specials: dict, learned: set[int]) -> None:
+    """Special token ids must be ints that no learned token has, each used once."""
     for name, token_id in specials.items():
-        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id < vocab_size:
+        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id < 0:
             raise BPEFileError(
-                path, 3,
-                f"special token {name!r} has id {token_id!r}; special ids must be integers "
-                f">= {vocab_size}, after the {vocab_size} learned tokens",
+                path, 3, f"special token {name!r} has id {token_id!r}; ids are integers >= 0"
+            )
+        if token_id in learned:
+            raise BPEFileError(
+                path,
+                3,
+                f"special token {name!r} has id {token_id}, which is a learned token's id; "
+                f"special ids come after the learned tokens (from {max(learned) + 1})",
             )
     if len(set(specials.values())) != len(specials):
         raise BPEFileError(path, 3, "two special tokens share an id")

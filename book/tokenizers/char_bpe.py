@@ -8,9 +8,11 @@ most frequent adjacent pair of symbols, where a pair inside a word that occurs 1
 Tie-breaking (the book's rule): the most frequent pair wins; among equally frequent pairs, the
 one that occurs first in the training data wins. ``pair_counts`` builds its dict in order of
 first occurrence, and ``max`` returns the first of several equal maxima, so this is simply
-``max(counts, key=counts.get)``.
+``max(counts, key=counts.get)``. The functions below are the chapter's steps, on the one BPE
+core (:mod:`book.tokenizers.bpe_core`); ``CharBPE.train`` runs the core's fast trainer.
 
->>> bpe = train({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, num_merges=4)
+>>> freqs = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
+>>> bpe = CharBPE.train(freqs, vocab_size=12)  # 7 characters, </w>, 4 merges
 >>> bpe.merges
 [(('u', 'g'), 20), (('u', 'n'), 16), (('un', '</w>'), 16), (('h', 'ug'), 15)]
 >>> bpe.tokenize("bug hugs")
@@ -25,17 +27,27 @@ Characters never seen in training raise :class:`UnknownTokenError` by default; t
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from itertools import pairwise
 
-from book.tokenizers.characters import UNK, describe_char
+from book.tokenizers.base import UNK, check_train_vocab_size
+from book.tokenizers.bpe_core import (
+    Merge,
+    Pair,
+    TieBreak,
+    get_pair_counts,
+    joined,
+    merge,
+    replay_merges,
+    trace_chunks,
+    train_naive,
+)
+from book.tokenizers.bpe_train import train_merges
+from book.tokenizers.characters import describe_char
 from book.tokenizers.errors import UnknownTokenError, tokens_for_ids
-from book.tokenizers.trace import Step, initial_step
+from book.tokenizers.trace import Step
 
 END_OF_WORD = "</w>"
 
-Pair = tuple[str, str]
-Splits = dict[str, tuple[str, ...]]
-Merge = tuple[Pair, int]  # a merged pair and its count when it was chosen
+Splits = dict[str, tuple[str, ...]]  # each word -> its current symbols
 
 
 def word_freqs(text: str) -> dict[str, int]:
@@ -83,9 +95,7 @@ def pair_counts(
     """
     counts: dict[Pair, int] = {}
     for word, freq in word_freqs.items():
-        symbols = splits[word]
-        for pair in pairwise(symbols):
-            counts[pair] = counts.get(pair, 0) + freq
+        get_pair_counts(splits[word], counts, freq)
     return counts
 
 
@@ -97,17 +107,7 @@ def merge_symbols(symbols: tuple[str, ...], pair: Pair) -> tuple[str, ...]:
     >>> merge_symbols(("a", "a", "a"), ("a", "a"))
     ('aa', 'a')
     """
-    first, second = pair
-    merged: list[str] = []
-    i = 0
-    while i < len(symbols):
-        if i + 1 < len(symbols) and symbols[i] == first and symbols[i + 1] == second:
-            merged.append(first + second)
-            i += 2
-        else:
-            merged.append(symbols[i])
-            i += 1
-    return tuple(merged)
+    return tuple(merge(symbols, pair, pair[0] + pair[1]))
 
 
 def merge_pair(splits: Mapping[str, tuple[str, ...]], pair: Pair) -> Splits:
@@ -124,23 +124,25 @@ def learn_merges(
 ) -> tuple[list[Merge], Splits]:
     """Merge the best pair ``num_merges`` times: the merges (with counts) and the final splits.
 
-    Stops early, with fewer merges, once no pair is left (every word is a single token).
+    Stops early, with fewer merges, once no pair is left (every word is a single token). This
+    is the obvious loop (count every pair, merge the best, repeat), the core's ``train_naive``.
 
     >>> freqs = {"hug": 10, "pug": 5}
     >>> learn_merges(initial_splits(freqs), freqs, 2)
     ([(('u', 'g'), 15), (('ug', '</w>'), 15)], {'hug': ('h', 'ug</w>'), 'pug': ('p', 'ug</w>')})
     """
     _check_num_merges(num_merges)
-    splits = dict(splits)
-    merges: list[Merge] = []
-    for _ in range(num_merges):
-        counts = pair_counts(splits, word_freqs)
-        if not counts:
-            break
-        best = max(counts, key=counts.get)  # first of equal maxima: the book's tie-break
-        merges.append((best, counts[best]))
-        splits = merge_pair(splits, best)
-    return merges, splits
+    words = [(splits[word], freq) for word, freq in word_freqs.items()]
+    merges = train_naive(_as_sequences(words), num_merges, joined)
+    return merges, {word: apply_merges(tuple(symbols), merges) for word, symbols in splits.items()}
+
+
+def _as_sequences(words: list[tuple[tuple[str, ...], int]]) -> dict[tuple[str, ...], int]:
+    """``{symbols: frequency}`` for the trainers (two words spelled alike add their counts)."""
+    sequences: dict[tuple[str, ...], int] = {}
+    for symbols, freq in words:
+        sequences[tuple(symbols)] = sequences.get(tuple(symbols), 0) + freq
+    return sequences
 
 
 def apply_merges(symbols: tuple[str, ...], merges: Iterable[Merge]) -> tuple[str, ...]:
@@ -149,32 +151,8 @@ def apply_merges(symbols: tuple[str, ...], merges: Iterable[Merge]) -> tuple[str
     >>> apply_merges(("b", "u", "g", "</w>"), [(("u", "g"), 20), (("u", "n"), 16)])
     ('b', 'ug', '</w>')
     """
-    for pair, _count in merges:
-        if pair[0] in symbols:  # cheap pre-check: most merges cannot apply to a given word
-            symbols = merge_symbols(symbols, pair)
-    return symbols
-
-
-def train(
-    word_freqs_or_text: str | Mapping[str, int], num_merges: int, *, unk: bool = False
-) -> CharBPE:
-    """Learn up to ``num_merges`` merges from a text or a word -> frequency mapping.
-
-    A mapping's order matters: it is the "training data order" that breaks ties. Training
-    stops early, with ``len(merges) < num_merges``, once every word is a single token.
-    ``unk=True`` adds an ``<unk>`` token for characters not in the training data.
-
-    >>> train("low low lower", num_merges=3).merges
-    [(('l', 'o'), 3), (('lo', 'w'), 3), (('low', '</w>'), 2)]
-    """
-    if isinstance(word_freqs_or_text, str):
-        freqs = word_freqs(word_freqs_or_text)
-    else:
-        freqs = dict(word_freqs_or_text)
-    _check_word_freqs(freqs, unk)
-    merges, _ = learn_merges(initial_splits(freqs), freqs, num_merges)
-    alphabet = sorted({ch for word in freqs for ch in word})
-    return CharBPE(merges, alphabet, unk=unk)
+    merges = list(merges)
+    return tuple(replay_merges(symbols, merges, [joined(0, pair) for pair, _ in merges]))
 
 
 class CharBPE:
@@ -182,30 +160,73 @@ class CharBPE:
 
     ``vocab`` lists the token strings by id: the alphabet sorted by code point, then ``</w>``,
     then each merge's new token in merge order, then ``<unk>`` if ``unk`` is on (last, so
-    turning it on renumbers nothing). A hand-made merge list can spell one string twice
-    (``('ab', 'c')`` and ``('a', 'bc')``); the string is listed once, at its first id, so
-    ``vocab_size`` can be less than ``len(alphabet) + 1 + len(merges)``.
+    turning it on renumbers nothing; its id is ``unk_id``). A hand-made merge list can spell
+    one string twice (``('ab', 'c')`` and ``('a', 'bc')``); the string is listed once, at its
+    first id, so ``n_vocab`` can be less than ``len(alphabet) + 1 + len(merges)``.
 
     >>> bpe = CharBPE([(("a", "b"), 3)], ["a", "b"])
-    >>> bpe.vocab, bpe.encode("ab ba")
-    (['a', 'b', '</w>', 'ab'], [3, 2, 1, 0, 2])
+    >>> bpe.vocab, bpe.encode("ab ba"), bpe.token_bytes(3)
+    (['a', 'b', '</w>', 'ab'], [3, 2, 1, 0, 2], b'ab')
     """
 
     def __init__(self, merges: Iterable[Merge], alphabet: Iterable[str], *, unk: bool = False):
         self.merges: list[Merge] = [(tuple(pair), count) for pair, count in merges]
         self.alphabet: list[str] = list(alphabet)
         self.unk = unk
-        tokens = [*self.alphabet, END_OF_WORD, *(a + b for (a, b), _ in self.merges)]
+        self._new_symbols = [joined(rank, pair) for rank, (pair, _) in enumerate(self.merges)]
+        tokens = [*self.alphabet, END_OF_WORD, *self._new_symbols]
         if unk:
             tokens.append(UNK)
         self.vocab: list[str] = list(dict.fromkeys(tokens))  # drop repeats, keep first id
         self.stoi: dict[str, int] = {token: i for i, token in enumerate(self.vocab)}
+        self.unk_id: int | None = self.stoi[UNK] if unk else None
         self._known = set(self.alphabet)
 
+    @classmethod
+    def train(
+        cls,
+        text: str | Mapping[str, int],
+        vocab_size: int,
+        *,
+        unk: bool = False,
+        tie_break: TieBreak = "first",
+    ) -> CharBPE:
+        """Learn merges from a text (or a word -> frequency mapping) until ``vocab_size`` tokens.
+
+        ``vocab_size`` counts everything: the alphabet (every character of the training data),
+        ``</w>``, one token per merge, and ``<unk>`` if ``unk=True``. A mapping's order is the
+        "training data order" that breaks ties (``tie_break="lexicographic"``: the greater pair
+        of UTF-8 bytes wins instead). Training stops early, with a smaller vocabulary, once
+        every word is a single token.
+
+        >>> bpe = CharBPE.train("low low lower", vocab_size=9)  # 5 characters, </w>, 3 merges
+        >>> bpe.merges, bpe.n_vocab
+        ([(('l', 'o'), 3), (('lo', 'w'), 3), (('low', '</w>'), 2)], 9)
+        """
+        freqs = word_freqs(text) if isinstance(text, str) else dict(text)
+        _check_word_freqs(freqs, unk)
+        alphabet = sorted({ch for word in freqs for ch in word})
+        minimum = len(alphabet) + 1 + unk
+        what = f"the {len(alphabet)} characters of the training data, {END_OF_WORD}"
+        what += f", {UNK}" if unk else ""
+        check_train_vocab_size(vocab_size, minimum, what + ", then one token per merge")
+        splits = initial_splits(freqs)
+        sequences = _as_sequences([(splits[word], freq) for word, freq in freqs.items()])
+        merges = train_merges(sequences, vocab_size - minimum, joined, tie_break=tie_break)
+        return cls(merges, alphabet, unk=unk)
+
     @property
-    def vocab_size(self) -> int:
-        """Number of distinct tokens (ids run from 0 to ``vocab_size - 1``)."""
+    def n_vocab(self) -> int:
+        """Number of distinct tokens (ids run from 0 to ``n_vocab - 1``)."""
         return len(self.vocab)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """The UTF-8 bytes of token ``token_id`` as stored (``b"er</w>"``, ``b"<unk>"``).
+
+        >>> CharBPE([(("e", "r"), 3)], ["e", "r"]).token_bytes(3)
+        b'er'
+        """
+        return tokens_for_ids(self.vocab, [token_id], self.n_vocab)[0].encode("utf-8")
 
     def tokenize(self, text: str) -> list[str]:
         """Split ``text`` on whitespace and replay the merges on each word, in training order.
@@ -235,38 +256,25 @@ class CharBPE:
         >>> bpe.decode(bpe.encode(" bug\\n\\tbug "))
         'bug bug'
         """
-        tokens = tokens_for_ids(self.vocab, ids, self.vocab_size)
+        tokens = tokens_for_ids(self.vocab, ids, self.n_vocab)
         # A word's last token always ends with the marker, so the text ends with one space.
         return "".join(tokens).replace(END_OF_WORD, " ").removesuffix(" ")
 
     def trace(self, text: str) -> list[Step]:
         """The segmentation of ``text`` before any merge and after each merge that changed it.
 
-        One pass over the merges: each merge is applied to the distinct words of the text it
-        touches, and a ``Step`` records the whole text's pieces only when something changed.
-
-        >>> bpe = train({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, num_merges=4)
+        >>> bpe = CharBPE.train({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, 12)
         >>> [(step.new, step.count, step.pieces) for step in bpe.trace("bug")]
         [(None, None, ('b', 'u', 'g', '</w>')), ('ug', 20, ('b', 'ug', '</w>'))]
         """
-        words = text.split()
-        segmented = self._initial_symbols(text)
-        steps = [initial_step(_flatten(words, segmented))]
-        for rank, (pair, count) in enumerate(self.merges):
-            changed = False
-            for word, symbols in segmented.items():
-                merged = merge_symbols(symbols, pair) if pair[0] in symbols else symbols
-                if merged != symbols:
-                    segmented[word] = merged
-                    changed = True
-            if changed:
-                steps.append(Step(rank, pair, pair[0] + pair[1], count, _flatten(words, segmented)))
-        return steps
+        spelled = self._initial_symbols(text)
+        words = [spelled[word] for word in text.split()]
+        return trace_chunks(words, self.merges, str, self._new_symbols)
 
     def _segment_words(self, text: str) -> dict[str, tuple[str, ...]]:
         """Each distinct word of ``text`` -> its tokens; a repeated word is segmented once."""
         return {
-            word: apply_merges(symbols, self.merges)
+            word: tuple(replay_merges(symbols, self.merges, self._new_symbols))
             for word, symbols in self._initial_symbols(text).items()
         }
 
@@ -290,18 +298,13 @@ class CharBPE:
         raise UnknownTokenError(
             f"character {describe_char(ch)} at position {position} was never seen in training, "
             f"so no token spells it. Train on text that contains it, or pass unk=True to "
-            f"train() to encode unseen characters as {UNK}.",
+            f"CharBPE.train() to encode unseen characters as {UNK}.",
             token=ch,
             position=position,
         )
 
     def __repr__(self) -> str:
-        return f"CharBPE(vocab_size={self.vocab_size}, merges={len(self.merges)}, unk={self.unk})"
-
-
-def _flatten(words: list[str], segmented: Mapping[str, tuple[str, ...]]) -> tuple[str, ...]:
-    """The pieces of a whole text from the segmentation of its distinct words."""
-    return tuple(token for word in words for token in segmented[word])
+        return f"CharBPE(n_vocab={self.n_vocab}, merges={len(self.merges)}, unk={self.unk})"
 
 
 def _check_num_merges(num_merges: int) -> None:

@@ -14,12 +14,16 @@ Python 3.11, and ``re`` has no ``\\p{...}`` at all.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from functools import lru_cache
 
 import regex
 
 # GPT-2's pattern as released in 2019 (encoder.py of openai/gpt-2):
-GPT2_ORIGINAL_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""  # noqa: E501
+GPT2_ORIGINAL_PATTERN = (
+    r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""  # noqa: E501
+)
 
 # tiktoken's equivalent that "executes faster"; used by gpt2, r50k_base and p50k_base.
 GPT2_PATTERN = (
@@ -68,3 +72,35 @@ def split(text: str, pattern: str) -> list[str]:
     ['I', "'", 'LL', '  ', ' go', '\\n\\n']
     """
     return compile_pattern(pattern).findall(text)
+
+
+@lru_cache(maxsize=64)
+def special_token_regex(names: frozenset[str]) -> regex.Pattern:
+    """A regex matching any of ``names`` literally, as one capturing group.
+
+    Longest name first: where one special token's text begins another's, the longer wins
+    (the regex engine takes the first alternative that matches at the leftmost position).
+
+    >>> special_token_regex(frozenset({"<a>", "<a><b>"})).split("x<a><b><a>")
+    ['x', '<a><b>', '', '<a>', '']
+    """
+    alternatives = sorted(names, key=lambda name: (-len(name), name))
+    return regex.compile("(" + "|".join(regex.escape(name) for name in alternatives) + ")")
+
+
+def check_special_names(names: Iterable[str]) -> list[str]:
+    """``names`` as a list, refusing an empty or non-str name and a name given twice.
+
+    >>> check_special_names(["<|endoftext|>"])
+    ['<|endoftext|>']
+    """
+    if isinstance(names, str):
+        raise TypeError(f"special_tokens must be a collection of names, not one str: {names!r}")
+    names = list(names)
+    for name in names:
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"a special token must be a non-empty str, got {name!r}")
+    repeated = sorted(name for name, n in Counter(names).items() if n > 1)
+    if repeated:
+        raise ValueError(f"special tokens must be distinct; {repeated} given more than once")
+    return names

@@ -18,82 +18,42 @@ text use them, and ``encode_ordinary`` treats them as plain text.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-import regex
-
+from book.tokenizers.base import check_train_vocab_size
 from book.tokenizers.bpe_core import (
     N_BYTES,
     Merge,
+    TieBreak,
     merge_lowest_rank,
     replay_merges,
     surrogate_error,
     trace_chunks,
-    utf8_bytes,
 )
 from book.tokenizers.bpe_file import read_bpe_file, write_bpe_file
-from book.tokenizers.byte_bpe import ByteTokenizer, check_vocab_size, train_merges
+from book.tokenizers.bpe_train import train_merges
+from book.tokenizers.byte_bpe import ByteTokenizer
 from book.tokenizers.errors import BPEFileError, DisallowedSpecialTokenError
-from book.tokenizers.patterns import CL100K_PATTERN, compile_pattern
+from book.tokenizers.patterns import (
+    CL100K_PATTERN,
+    check_special_names,
+    compile_pattern,
+    special_token_regex,
+)
+from book.tokenizers.pretokenize import training_chunk_counts
 from book.tokenizers.trace import Step
 
 CACHE_SIZE = 100_000  # chunks remembered by a tokenizer; most text repeats its words
-_SINGLE_BYTES = [bytes([byte]) for byte in range(N_BYTES)]
-
-
-def chunk_counts(text: str, pattern: str) -> dict[bytes, int]:
-    """How often each chunk of ``text`` occurs, as UTF-8 bytes, in order of first occurrence.
-
-    Training only needs each distinct chunk once, with its count: far less work than the text.
-
-    >>> chunk_counts("the cat, the hat", CL100K_PATTERN)
-    {b'the': 1, b' cat': 1, b',': 1, b' the': 1, b' hat': 1}
-    """
-    utf8_bytes(text)  # a lone surrogate fails here, with its position in the whole text
-    counts: dict[bytes, int] = {}
-    for chunk in compile_pattern(pattern).findall(text):
-        key = chunk.encode("utf-8")
-        counts[key] = counts.get(key, 0) + 1
-    return counts
-
-
-def split_token(token: bytes, ranks: Mapping[bytes, int]) -> tuple[bytes, bytes]:
-    """The two tokens whose merge made ``token``: BPE on its bytes, using only lower ranks.
-
-    A tiktoken encoding stores tokens and ranks, not merges; running BPE with the merges
-    learned before ``token`` ends in the two parts that its own merge joined.
-
-    >>> split_token(b"abc", {b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"abc": 4})
-    (b'a', b'bc')
-    """
-    limit = ranks[token]
-    parts = [_SINGLE_BYTES[byte] for byte in token]
-    # As in merge_lowest_rank: keep each adjacent pair's rank, re-rank only the neighbours.
-    pair_ranks = [ranks.get(a + b, limit) for a, b in zip(parts, parts[1:])]
-    while len(parts) > 2:
-        best = min(pair_ranks)
-        if best >= limit:
-            raise ValueError(
-                f"token {token!r} (rank {limit}) cannot be built by merging lower-ranked tokens, "
-                "so no list of merges reproduces this encoding"
-            )
-        i = pair_ranks.index(best)
-        parts[i : i + 2] = [parts[i] + parts[i + 1]]
-        del pair_ranks[i]
-        if i > 0:
-            pair_ranks[i - 1] = ranks.get(parts[i - 1] + parts[i], limit)
-        if i < len(pair_ranks):
-            pair_ranks[i] = ranks.get(parts[i] + parts[i + 1], limit)
-    return parts[0], parts[1]
 
 
 def recover_merges(mergeable_ranks: Mapping[bytes, int]) -> tuple[list[int], list[Merge]]:
     """``byte_ids`` and ``merges`` equivalent to tiktoken's ``{token bytes: rank}``.
 
     Token ids are the ranks: the 256 single bytes have ranks 0-255 (in their own order) and
-    the token of rank ``r`` is merge number ``r - 256``. Counts are unknown (``None``).
+    the token of rank ``r`` is merge number ``r - 256``. Its two parts are what BPE makes of
+    its bytes with the merges recovered before it (the lower ranks): exactly two tokens, or
+    the ranks are not those of a BPE. Counts are unknown (``None``).
 
     >>> recover_merges({bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257})[1]
     [((97, 98), None), ((256, 99), None)]
@@ -104,10 +64,17 @@ def recover_merges(mergeable_ranks: Mapping[bytes, int]) -> tuple[list[int], lis
     if any(len(token) != 1 for token in tokens[:N_BYTES]) or len(tokens) < N_BYTES:
         raise ValueError("ranks 0-255 must be the 256 single bytes")
     byte_ids = [mergeable_ranks[bytes([byte])] for byte in range(N_BYTES)]
+    ranks: dict = {}
     merges: list[Merge] = []
-    for token in tokens[N_BYTES:]:
-        left, right = split_token(token, mergeable_ranks)
-        merges.append(((mergeable_ranks[left], mergeable_ranks[right]), None))
+    for rank, token in enumerate(tokens[N_BYTES:]):
+        parts = merge_lowest_rank([byte_ids[byte] for byte in token], ranks)
+        if len(parts) != 2:
+            raise ValueError(
+                f"token {token!r} (rank {N_BYTES + rank}) cannot be built by merging two "
+                "lower-ranked tokens, so no list of merges reproduces this encoding"
+            )
+        ranks[tuple(parts)] = rank
+        merges.append((tuple(parts), None))
     return byte_ids, merges
 
 
@@ -129,8 +96,9 @@ class RegexTokenizer(ByteTokenizer):
         pattern: str = CL100K_PATTERN,
         special_tokens: Mapping[str, int] | None = None,
         byte_ids: Sequence[int] | None = None,
+        new_ids: Sequence[int] | None = None,
     ):
-        super().__init__(merges, byte_ids)
+        super().__init__(merges, byte_ids, new_ids)
         self.pattern = pattern
         self._regex = compile_pattern(pattern)
         self.special_tokens: dict[str, int] = {}
@@ -142,17 +110,36 @@ class RegexTokenizer(ByteTokenizer):
         cls,
         text: str,
         vocab_size: int,
+        *,
         pattern: str = CL100K_PATTERN,
-        special_tokens: Mapping[str, int] | None = None,
+        special_tokens: Iterable[str] = (),
+        tie_break: TieBreak = "first",
     ) -> RegexTokenizer:
-        """Learn merges on the chunks of ``text`` until ``vocab_size`` learned tokens.
+        """Learn merges on the chunks of ``text`` until ``vocab_size`` tokens, specials included.
 
-        Same merges as the obvious algorithm on the chunks in text order (ties included);
-        stops early if the chunks run out of pairs.
+        ``vocab_size`` counts the 256 bytes, one token per merge and the special tokens, which
+        get the ids after the learned tokens, in the order given. The text is cut at the
+        special tokens first, so no merge crosses or enters one. Same merges as the obvious
+        algorithm on the chunks in text order (ties included); stops early if the chunks run
+        out of pairs.
+
+        >>> tok = RegexTokenizer.train("hi hi<|eot|>hi", 258, special_tokens=["<|eot|>"])
+        >>> tok.vocab[256], tok.special_tokens
+        (b'hi', {'<|eot|>': 257})
         """
-        num_merges = check_vocab_size(vocab_size)
-        merges = train_merges(chunk_counts(text, pattern), num_merges)
-        return cls(merges, pattern, special_tokens)
+        if isinstance(special_tokens, Mapping):
+            raise TypeError(
+                "special_tokens of train() are names (e.g. ['<|endoftext|>']): they get the ids "
+                "after the learned tokens. To choose ids, call register_special_tokens after"
+            )
+        names = check_special_names(special_tokens)
+        minimum = N_BYTES + len(names)
+        what = f"the {N_BYTES} byte tokens, one token per merge, {len(names)} special tokens"
+        check_train_vocab_size(vocab_size, minimum, what)
+        counts = training_chunk_counts(text, pattern, names)
+        merges = train_merges(counts, vocab_size - minimum, tie_break=tie_break)
+        first = N_BYTES + len(merges)
+        return cls(merges, pattern, {name: first + i for i, name in enumerate(names)})
 
     @classmethod
     def from_tiktoken(cls, encoding) -> RegexTokenizer:
@@ -162,17 +149,17 @@ class RegexTokenizer(ByteTokenizer):
         exists): ``_pat_str``, ``_mergeable_ranks`` and ``_special_tokens``.
         """
         if isinstance(encoding, str):
-            from book.encodings import get_encoding
+            import tiktoken  # reads the files that `python -m book.encodings` provides offline
 
-            encoding = get_encoding(encoding)
+            encoding = tiktoken.get_encoding(encoding)
         byte_ids, merges = recover_merges(encoding._mergeable_ranks)
         return cls(merges, encoding._pat_str, dict(encoding._special_tokens), byte_ids)
 
     def register_special_tokens(self, special_tokens: Mapping[str, int]) -> None:
-        """Add special tokens ``{text: id}``; ids must come after the learned vocabulary.
+        """Add special tokens ``{text: id}``; an id must not be a learned token's.
 
-        An id below ``vocab_size`` would be a learned token, one that merges can produce, and
-        two special tokens with one id would decode alike; both are refused.
+        A learned token's id is one that merges can produce, and two special tokens with one
+        id would decode alike; both are refused.
 
         >>> tok = RegexTokenizer()
         >>> tok.register_special_tokens({"<|endoftext|>": tok.n_vocab})
@@ -180,19 +167,19 @@ class RegexTokenizer(ByteTokenizer):
         ({'<|endoftext|>': 256}, '<|endoftext|>')
         """
         taken = {token_id: name for name, token_id in self.special_tokens.items()}
+        check_special_names(special_tokens)
         for name, token_id in special_tokens.items():
-            if not isinstance(name, str) or not name:
-                raise ValueError(f"a special token must be a non-empty str, got {name!r}")
-            if type(token_id) is not int or token_id < self.vocab_size:
+            if type(token_id) is not int or token_id < 0 or token_id in self.vocab:
                 raise ValueError(
-                    f"special token {name!r} needs an int id >= {self.vocab_size} (ids below "
-                    f"are the learned tokens), got {token_id!r}; e.g. {name!r}: {self.n_vocab}"
+                    f"special token {name!r} needs an int id that is not a learned token's "
+                    f"(those are {min(self.vocab)}-{max(self.vocab)}), got {token_id!r}; "
+                    f"e.g. {name!r}: {self.n_vocab}"
                 )
             if taken.get(token_id, name) != name:
                 raise ValueError(
                     f"id {token_id} is already the special token {taken[token_id]!r}, so "
                     f"{name!r} cannot have it too: decode could not tell them apart. Give "
-                    f"{name!r} a free id, e.g. {max(self.n_vocab, max(taken) + 1)}"
+                    f"{name!r} a free id, e.g. {self.n_vocab}"
                 )
             taken[token_id] = name
         for name, token_id in special_tokens.items():
@@ -200,11 +187,6 @@ class RegexTokenizer(ByteTokenizer):
             self.special_tokens[name] = token_id
         specials = {i: name.encode("utf-8") for name, i in self.special_tokens.items()}
         self._id_to_bytes = {**self.vocab, **specials}
-
-    @property
-    def n_vocab(self) -> int:
-        """One more than the largest id, special tokens included (tiktoken's ``n_vocab``)."""
-        return max([self.vocab_size - 1, *self.special_tokens.values()]) + 1
 
     def split(self, text: str) -> list[str]:
         """The chunks of ``text`` under this tokenizer's pattern."""
@@ -223,7 +205,8 @@ class RegexTokenizer(ByteTokenizer):
     def encode_by_replay(self, text: str) -> list[int]:
         """Ids of ``text`` by replaying every merge in order within each chunk (slow, obvious)."""
         chunks = [self.text_to_byte_ids(chunk) for chunk in self.split(text)]
-        return [token_id for chunk in chunks for token_id in replay_merges(chunk, self.merges)]
+        merges, new_ids = self.merges, self.new_ids
+        return [i for chunk in chunks for i in replay_merges(chunk, merges, new_ids)]
 
     def encode(
         self,
@@ -274,11 +257,13 @@ class RegexTokenizer(ByteTokenizer):
     def trace(self, text: str) -> list[Step]:
         """Pieces of ``text`` before any merge and after each merge that changed a chunk."""
         chunks = [self.text_to_byte_ids(chunk) for chunk in self.split(text)]
-        return trace_chunks(chunks, self.merges, self.vocab)
+        return trace_chunks(chunks, self.merges, self.vocab.__getitem__, self.new_ids)
 
     def save(self, path: str | Path) -> None:
         """Write the tokenizer as a plain-text file (format in :mod:`book.tokenizers.bpe_file`)."""
-        write_bpe_file(path, self.pattern, self.special_tokens, self.byte_ids, self.merges)
+        write_bpe_file(
+            path, self.pattern, self.special_tokens, self.byte_ids, self.merges, self.new_ids
+        )
 
     @classmethod
     def load(cls, path: str | Path) -> RegexTokenizer:
@@ -286,16 +271,18 @@ class RegexTokenizer(ByteTokenizer):
         saved = read_bpe_file(path)
         if saved.pattern is None:
             raise BPEFileError(
-                path, 2, "this file holds a byte-level tokenizer without a split pattern "
+                path,
+                2,
+                "this file holds a byte-level tokenizer without a split pattern "
                 "(pattern: null); load it with ByteTokenizer.load",
             )
-        return cls(saved.merges, saved.pattern, saved.special_tokens, saved.byte_ids)
+        return cls(saved.merges, saved.pattern, saved.special_tokens, saved.byte_ids, saved.new_ids)
 
     def _encode_chunk(self, chunk: str) -> list[int]:
         """Ids of one chunk, remembered: the same word is encoded once per tokenizer."""
         ids = self._cache.get(chunk)
         if ids is None:
-            ids = merge_lowest_rank(self.text_to_byte_ids(chunk), self.ranks)
+            ids = merge_lowest_rank(self.text_to_byte_ids(chunk), self.ranks, self.new_ids)
             if len(self._cache) >= CACHE_SIZE:
                 self._cache.clear()
             self._cache[chunk] = ids
@@ -321,20 +308,6 @@ class RegexTokenizer(ByteTokenizer):
 
     def __repr__(self) -> str:
         return (
-            f"RegexTokenizer(vocab_size={self.vocab_size}, "
+            f"RegexTokenizer(n_vocab={self.n_vocab}, merges={len(self.merges)}, "
             f"special_tokens={len(self.special_tokens)}, pattern={self.pattern[:30]!r}...)"
         )
-
-
-@lru_cache(maxsize=64)
-def special_token_regex(names: frozenset[str]) -> regex.Pattern:
-    """A regex matching any of ``names`` literally, as one capturing group.
-
-    Longest name first: where one special token's text begins another's, the longer wins
-    (the regex engine takes the first alternative that matches at the leftmost position).
-
-    >>> special_token_regex(frozenset({"<a>", "<a><b>"})).split("x<a><b><a>")
-    ['x', '<a><b>', '', '<a>', '']
-    """
-    alternatives = sorted(names, key=lambda name: (-len(name), name))
-    return regex.compile("(" + "|".join(regex.escape(name) for name in alternatives) + ")")

@@ -1,0 +1,190 @@
+"""The fast BPE trainer: the same merges as the obvious one, without recounting everything.
+
+:func:`book.tokenizers.bpe_core.train_naive` recounts every pair of the data after each merge.
+A merge only changes the pairs next to the occurrences of the pair it merges, so this trainer
+keeps the counts, where each pair occurs, and a max-heap of the counts, and after a merge
+updates only the pairs it touched (chapter 09 builds it step by step). Its merges, their
+counts and its ties are exactly those of ``train_naive``, on characters (chapter 04) and on
+bytes (chapters 05, 06) alike.
+
+>>> train_merges({tuple(b"aaab"): 1, tuple(b"ab"): 1}, 2)
+[((97, 97), 2), ((97, 98), 2)]
+>>> from book.tokenizers.bpe_core import joined, train_naive
+>>> words = {("h", "u", "g"): 10, ("p", "u", "g"): 5, ("p", "u", "n"): 12}
+>>> train_merges(words, 3, joined) == train_naive(words, 3, joined)
+True
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Mapping, Sequence
+
+from book.tokenizers.bpe_core import (
+    Merge,
+    NewSymbol,
+    Pair,
+    S,
+    TieBreak,
+    check_tie_break,
+    next_id,
+    symbol_bytes,
+    weighted,
+)
+
+
+def inverted(data: bytes) -> str:
+    """A string that sorts in the opposite order of ``data`` (so a min-heap pops the greatest).
+
+    Each byte ``b`` becomes ``chr(255 - b)``, and a final ``chr(256)``, greater than all of
+    them, makes a prefix sort after the longer strings it begins (``b"a" < b"ab"``).
+
+    >>> inverted(b"a") > inverted(b"ab") > inverted(b"b"), inverted(b"") > inverted(b"\\x00")
+    (True, True)
+    """
+    return data.decode("latin-1").translate(_INVERT) + "\u0100"
+
+
+_INVERT = {byte: 255 - byte for byte in range(256)}
+
+
+class PairIndex:
+    """All sequences as one linked list of symbols, with each pair's count and positions.
+
+    Node ``i`` starts as symbol ``i`` of the sequences laid end to end; merging two nodes keeps
+    the left one, so node numbers stay in data order and "first occurrence" is the smallest
+    node number. A sequence seen ``n`` times is stored once with weight ``n``. Heap entries go
+    stale as counts change (lazy deletion): an entry is used only if its count is current, and
+    its first node, a lower bound, is checked against the exact one before it wins.
+    """
+
+    def __init__(self, data: list[tuple[list[S], int]], tie_break: TieBreak):
+        self.tie_break = tie_break
+        self.tokens: list = []
+        self.weights: list[int] = []
+        for symbols, weight in data:
+            self.tokens.extend(symbols)
+            self.weights.extend([weight] * len(symbols))
+        size = len(self.tokens)
+        self.next = list(range(1, size + 1))
+        self.prev = list(range(-1, size - 1))
+        self.counts: dict[Pair, int] = {}
+        self.where: dict[Pair, set[int]] = {}  # pair -> nodes where it starts
+        self.first: dict[Pair, int] = {}  # pair -> a lower bound of its first node
+        self.changed: set[Pair] = set()
+        # The lexicographic rule compares the pairs' bytes; keep them inverted for the min-heap.
+        self.spelled: dict = {}
+        self.key: dict = {}
+        if tie_break == "lexicographic":
+            for symbol in set(self.tokens):
+                self._spell(symbol, symbol_bytes(symbol))
+        start = 0
+        for symbols, _weight in data:
+            end = start + len(symbols)
+            if end > start:  # no pair spans two sequences
+                self.next[end - 1] = -1
+                self.prev[start] = -1
+            for i in range(start, end - 1):
+                self._add((self.tokens[i], self.tokens[i + 1]), i)
+            start = end
+        self.heap = [self._entry(pair) for pair in self.counts]
+        heapq.heapify(self.heap)
+        self.changed.clear()
+
+    def _spell(self, symbol, spelled: bytes) -> None:
+        """Remember the bytes of ``symbol`` and its heap key (for the lexicographic rule)."""
+        self.spelled[symbol] = spelled
+        self.key[symbol] = inverted(spelled)
+
+    def _entry(self, pair: Pair) -> tuple:
+        """The heap entry of ``pair``: the smallest entry is the pair to merge."""
+        if self.tie_break == "first":
+            return (-self.counts[pair], self.first[pair], pair)
+        left, right = pair
+        return (-self.counts[pair], self.key[left], self.key[right], self.first[pair], pair)
+
+    def _add(self, pair: Pair, node: int) -> None:
+        self.counts[pair] = self.counts.get(pair, 0) + self.weights[node]
+        self.where.setdefault(pair, set()).add(node)
+        self.first[pair] = min(self.first.get(pair, node), node)
+        self.changed.add(pair)
+
+    def _remove(self, pair: Pair, node: int) -> None:
+        self.counts[pair] -= self.weights[node]
+        self.where[pair].discard(node)
+        self.changed.add(pair)
+        if not self.where[pair]:
+            del self.counts[pair], self.where[pair], self.first[pair]
+
+    def pop_best(self) -> tuple[Pair, int] | None:
+        """The pair to merge and its count (as :func:`~book.tokenizers.bpe_core.best_pair`)."""
+        while self.heap:
+            entry = heapq.heappop(self.heap)
+            pair = entry[-1]
+            if self.counts.get(pair) != -entry[0]:
+                continue  # stale: the count changed since this entry was pushed
+            exact = min(self.where[pair])
+            if exact != entry[-2]:
+                self.first[pair] = exact
+                heapq.heappush(self.heap, self._entry(pair))
+                continue
+            return pair, -entry[0]
+        return None
+
+    def merge(self, pair: Pair, new) -> None:
+        """Merge every occurrence of ``pair``, left to right, updating only the pairs it touches."""
+        tokens, next_, prev = self.tokens, self.next, self.prev
+        if self.tie_break == "lexicographic" and new not in self.spelled:
+            self._spell(new, self.spelled[pair[0]] + self.spelled[pair[1]])
+        for node in sorted(self.where[pair]):
+            if node not in self.where.get(pair, ()):  # eaten by the previous one, as in "aaa"
+                continue
+            right = next_[node]
+            after, before = next_[right], prev[node]
+            if before >= 0:
+                self._remove((tokens[before], tokens[node]), before)
+            self._remove(pair, node)
+            if after >= 0:
+                self._remove((tokens[right], tokens[after]), right)
+            tokens[node], next_[node] = new, after
+            if after >= 0:
+                prev[after] = node
+                self._add((new, tokens[after]), node)
+            if before >= 0:
+                self._add((tokens[before], new), before)
+        for changed in self.changed:
+            if changed in self.counts:
+                heapq.heappush(self.heap, self._entry(changed))
+        self.changed.clear()
+
+
+def train_merges(
+    sequences: Mapping[Sequence[S], int] | Iterable[Sequence[S]],
+    num_merges: int,
+    new_symbol: NewSymbol = next_id,
+    *,
+    tie_break: TieBreak = "first",
+) -> list[Merge[S]]:
+    """Learn up to ``num_merges`` merges, fast; the same merges as ``train_naive``, ties included.
+
+    ``sequences`` is ``{sequence: count}`` in order of first occurrence (word frequencies,
+    chunk counts; one whole text is ``{tuple(text.encode()): 1}``) or an iterable of sequences.
+    ``new_symbol(rank, pair)`` names the symbol each merge makes (byte level: ``256 + rank``;
+    character level: :func:`~book.tokenizers.bpe_core.joined`). ``tie_break`` is ``"first"``
+    (the book's rule) or ``"lexicographic"`` (the greater pair of bytes wins, as in CS336).
+
+    >>> train_merges([b"ab", b"cd"], 1), train_merges([b"ab", b"cd"], 1, tie_break="lexicographic")
+    ([((97, 98), 1)], [((99, 100), 1)])
+    """
+    check_tie_break(tie_break)
+    if isinstance(num_merges, bool) or not isinstance(num_merges, int) or num_merges < 0:
+        raise ValueError(f"num_merges must be an int >= 0, got {num_merges!r}")
+    index = PairIndex(weighted(sequences), tie_break)
+    merges: list[Merge[S]] = []
+    for rank in range(num_merges):
+        best = index.pop_best()
+        if best is None:
+            break
+        merges.append(best)
+        index.merge(best[0], new_symbol(rank, best[0]))
+    return merges
