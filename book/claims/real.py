@@ -1,0 +1,384 @@
+"""Claims about real tokenizers (chapter 08), each computed with tiktoken's encodings offline.
+
+>>> check_ids = {claim.id for claim in CLAIMS}
+>>> {"o200k-hello-ids", "cost-100k-emails"} <= check_ids
+True
+"""
+
+from __future__ import annotations
+
+import functools
+
+import tiktoken
+
+from book import corpora
+from book.claims.core import Claim, approx, between
+from book.encodings import get_encoding
+
+WALKTHROUGH = "walkthrough_text_becomes_numbers"  # the claims below are mostly from this one
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"
+
+# The article's examples under o200k_base and the token counts it prints (tiktoken 0.12.0).
+O200K_COUNTS = {
+    "The capital of France is Paris.": 7,
+    "def fibonacci(n):\n    if n <= 1:\n        return n": 14,
+    "E = mc²": 4,
+    "こんにちは世界": 2,
+    "مرحبا بالعالم": 4,
+    "Hello 😀 World 🌍": 5,
+}
+O200K_IDS = {
+    "Hello, world! How are you?": [13225, 11, 2375, 0, 3253, 553, 481, 30],
+    "The capital of France is Paris.": [976, 9029, 328, 10128, 382, 12650, 13],
+    "Hello": [13225],
+}
+# The slice of GPT-2's vocabulary the article prints.
+GPT2_SLICE = {
+    0: "!",
+    1: '"',
+    262: "the",
+    263: "in",
+    464: "of",
+    15496: "Hello",
+    50256: "<|endoftext|>",
+}
+# The article's email example: GPT-4o's input price (USD per million tokens, March 2026).
+INPUT_USD_PER_MILLION = 2.50
+OUTPUT_USD_PER_MILLION = 10.00
+
+
+def count(name: str, text: str) -> int:
+    """Tokens of ``text`` under tiktoken encoding ``name``."""
+    return len(get_encoding(name).encode(text))
+
+
+def pieces(name: str, text: str) -> list[str]:
+    """The tokens of ``text`` under ``name``, each decoded on its own."""
+    enc = get_encoding(name)
+    return [enc.decode([token_id]) for token_id in enc.encode(text)]
+
+
+def vocab_counts(name: str) -> dict[str, int]:
+    """Ordinary tokens, merges, special tokens and n_vocab of encoding ``name``.
+
+    >>> vocab_counts("gpt2")
+    {'ordinary': 50256, 'merges': 50000, 'special': 1, 'n_vocab': 50257}
+    """
+    enc = get_encoding(name)
+    ordinary = len(enc.token_byte_values())
+    return {
+        "ordinary": ordinary,
+        "merges": ordinary - 256,
+        "special": len(enc.special_tokens_set),
+        "n_vocab": enc.n_vocab,
+    }
+
+
+@functools.cache
+def premiums(name: str) -> dict[str, float]:
+    """{language: tokens of its parallel passage / tokens of the English one} under ``name``."""
+    counts = {lang: count(name, text) for lang, text in corpora.parallel().items()}
+    return {lang: n / counts["English"] for lang, n in counts.items()}
+
+
+def largest_premium(name: str) -> tuple[str, float]:
+    """The language with the largest premium under ``name``, and that premium."""
+    language = max(premiums(name), key=premiums(name).get)
+    return language, premiums(name)[language]
+
+
+def cost_usd(n_tokens: float, usd_per_million: float = INPUT_USD_PER_MILLION) -> float:
+    """The price of ``n_tokens`` tokens.
+
+    >>> cost_usd(275)
+    0.0006875
+    """
+    return n_tokens * usd_per_million / 1_000_000
+
+
+def tokens_per_word(name: str, text: str) -> float:
+    """Tokens per whitespace-separated word."""
+    return count(name, text) / len(text.split())
+
+
+def _sizes_agree(claimed: dict[str, tuple[int, str, bool]], computed: dict[str, dict]) -> bool:
+    """Each claimed size equals the named count exactly, or within 5% when it says "~"."""
+    return all(
+        computed[name][field] == value if exact else approx(0.05)(value, computed[name][field])
+        for name, (value, field, exact) in claimed.items()
+    )
+
+
+def _sizes_claim(claim_id: str, source: str, says: str, claimed: dict) -> Claim:
+    """A claim about vocabulary sizes: {encoding: (value, which count, exact?)}."""
+    return Claim(
+        claim_id,
+        8,
+        source,
+        says,
+        claimed,
+        lambda: {name: vocab_counts(name) for name in claimed},
+        agrees=_sizes_agree,
+        show=lambda v: "; ".join(
+            f"{name}: {c['ordinary']:,} ordinary, {c['merges']:,} merges, n_vocab {c['n_vocab']:,}"
+            for name, c in v.items()
+        ),
+    )
+
+
+CLAIMS: list[Claim] = [
+    *[
+        Claim(
+            f"o200k-count-{i}",
+            8,
+            WALKTHROUGH,
+            f"{text!r} is {n} tokens under o200k_base",
+            n,
+            lambda text=text: count("o200k_base", text),
+        )
+        for i, (text, n) in enumerate(O200K_COUNTS.items())
+    ],
+    Claim(
+        "o200k-hello-ids",
+        8,
+        WALKTHROUGH,
+        "o200k_base ids: 'Hello, world! How are you?' → [13225, 11, 2375, 0, 3253, 553, 481, "
+        "30]; 'The capital of France is Paris.' → [976, 9029, …]; 'Hello' → 13225",
+        O200K_IDS,
+        lambda: {text: get_encoding("o200k_base").encode(text) for text in O200K_IDS},
+        show=lambda v: "the same ids",
+    ),
+    Claim(
+        "family-emoji-tokens",
+        8,
+        WALKTHROUGH,
+        "the family emoji \u201ccan easily become 5 or more tokens\u201d",
+        5,
+        lambda: count("o200k_base", FAMILY),
+        agrees=lambda claimed, computed: computed >= claimed,
+        show=lambda v: f"{v} tokens under o200k_base ({count('gpt2', FAMILY)} under gpt2)",
+    ),
+    Claim(
+        "gpt2-vocab-slice",
+        8,
+        WALKTHROUGH,
+        "GPT-2's ids: 0 !, 1 \", 262 the, 263 in, 464 of, 15496 Hello, 50256 <|endoftext|>",
+        GPT2_SLICE,
+        lambda: {i: get_encoding("gpt2").decode([i]) for i in GPT2_SLICE},
+        show=lambda v: (
+            "; ".join(f"{i} is {token!r}" for i, token in v.items() if token != GPT2_SLICE[i])
+            + "; the other four are right"
+        ),
+    ),
+    _sizes_claim(
+        "vocab-sizes-llms-read-text",
+        "walkthrough_llms_read_text",
+        "vocabulary sizes: GPT-2 50,257, GPT-4 100,256, GPT-4o ~200,000",
+        {
+            "gpt2": (50_257, "n_vocab", True),
+            "cl100k_base": (100_256, "ordinary", True),
+            "o200k_base": (200_000, "n_vocab", False),
+        },
+    ),
+    _sizes_claim(
+        "vocab-sizes-how-bpe-works",
+        "walkthrough_how_bpe_works",
+        "\u201c50,000 merges for GPT-2, around 100,000 for GPT-4\u201d; GPT-4o ~200,000 tokens",
+        {
+            "gpt2": (50_000, "merges", True),
+            "cl100k_base": (100_000, "merges", False),
+            "o200k_base": (200_000, "n_vocab", False),
+        },
+    ),
+    _sizes_claim(
+        "vocab-sizes-gaurav",
+        "gaurav2026",
+        "vocabulary sizes: GPT-2 50,257, GPT-4 ~100,000",
+        {"gpt2": (50_257, "n_vocab", True), "cl100k_base": (100_000, "n_vocab", False)},
+    ),
+    _sizes_claim(
+        "vocab-sizes-text-becomes-numbers",
+        WALKTHROUGH,
+        "GPT-2 50,257, GPT-4 100,256, GPT-4o ~200,000; r50k_base \u201c50,000 tokens\u201d; "
+        "o200k_base \u201croughly 200,000 merges\u201d",
+        {
+            "gpt2": (50_257, "n_vocab", True),
+            "r50k_base": (50_000, "ordinary", False),
+            "cl100k_base": (100_256, "ordinary", True),
+            "o200k_base": (200_000, "merges", False),
+        },
+    ),
+    Claim(
+        "harmony-variant",
+        8,
+        WALKTHROUGH,
+        "o200k Harmony is \u201ca variant of o200k_base … with additional tokens\u201d",
+        True,
+        lambda: (
+            get_encoding("o200k_harmony").token_byte_values()
+            == get_encoding("o200k_base").token_byte_values(),
+            vocab_counts("o200k_harmony"),
+        ),
+        agrees=lambda claimed, computed: (
+            computed[0] == claimed
+            and computed[1]["special"] > vocab_counts("o200k_base")["special"]
+        ),
+        show=lambda v: (
+            f"same ordinary tokens; {v[1]['special']:,} special tokens (o200k_base: "
+            f"{vocab_counts('o200k_base')['special']}), n_vocab {v[1]['n_vocab']:,}"
+        ),
+    ),
+    Claim(
+        "gpt5-harmony",
+        8,
+        WALKTHROUGH,
+        "GPT-5 uses the o200k_base Harmony encoding",
+        "o200k_harmony",
+        lambda: tiktoken.encoding_name_for_model("gpt-5"),
+        show=lambda v: (
+            f"tiktoken {tiktoken.__version__} maps gpt-5 to {v} and gpt-oss to "
+            f"{tiktoken.encoding_name_for_model('gpt-oss-120b')}"
+        ),
+    ),
+    Claim(
+        "gpt2-380-381",
+        8,
+        "walkthrough_llms_read_text",
+        "\u201c380\u201d might be one token while \u201c381\u201d splits into "
+        "\u201c38\u201d + \u201c1\u201d",
+        ([" 380"], [" 38", "1"]),
+        lambda: (pieces("gpt2", " 380"), pieces("gpt2", " 381")),
+        show=lambda v: f"gpt2, after a space: {v[0]} and {v[1]}",
+    ),
+    Claim(
+        "123456-split",
+        8,
+        WALKTHROUGH,
+        "\u201c123456\u201d might be tokenized as 123 + 456 (or 12 + 345 + 6, or six digits)",
+        ["123", "456"],
+        lambda: pieces("o200k_base", "123456"),
+        agrees=lambda claimed, computed: (
+            computed == claimed
+            and all(pieces(name, "123456") == claimed for name in ("gpt2", "cl100k_base"))
+        ),
+        show=lambda v: " + ".join(v) + " under gpt2, cl100k_base and o200k_base",
+    ),
+    Claim(
+        "hello-world-space",
+        8,
+        WALKTHROUGH,
+        "\u201cHello world\u201d is Hello + \u2018 world\u2019: the space goes with the next word",
+        ["Hello", " world"],
+        lambda: pieces("o200k_base", "Hello world"),
+        show=lambda v: " + ".join(map(repr, v)),
+    ),
+    Claim(
+        "helloworld-split",
+        8,
+        WALKTHROUGH,
+        "\u201cHelloworld\u201d might become Hello + world or Hellow + orld",
+        [["Hello", "world"], ["Hellow", "orld"]],
+        lambda: {
+            name: pieces(name, "Helloworld") for name in ("gpt2", "cl100k_base", "o200k_base")
+        },
+        agrees=lambda claimed, computed: any(split in claimed for split in computed.values()),
+        show=lambda v: "; ".join(f"{name}: {' + '.join(split)}" for name, split in v.items()),
+    ),
+    Claim(
+        "english-tokens-per-word",
+        8,
+        WALKTHROUGH,
+        "\u201csimple English text typically produces about 1.2-1.4 tokens per word\u201d",
+        (1.2, 1.4),
+        lambda: {
+            "the plays": tokens_per_word("o200k_base", corpora.english("all")),
+            "the English passage": tokens_per_word("o200k_base", corpora.parallel()["English"]),
+        },
+        agrees=lambda claimed, computed: all(
+            between(claimed, round(v, 2)) for v in computed.values()
+        ),
+        show=lambda v: "o200k_base: " + ", ".join(f"{name} {tpw:.2f}" for name, tpw in v.items()),
+    ),
+    Claim(
+        "premium-hindi-japanese",
+        8,
+        "walkthrough_llms_read_text",
+        "an English-trained tokenizer needs \u201c3–4x more tokens\u201d in Hindi or Japanese",
+        (3, 4),
+        lambda: {lang: premiums("gpt2")[lang] for lang in ("Hindi", "Japanese")},
+        agrees=lambda claimed, computed: all(between(claimed, v) for v in computed.values()),
+        show=lambda v: "gpt2: " + ", ".join(f"{lang} {p:.1f}×" for lang, p in v.items()),
+    ),
+    Claim(
+        "premium-up-to-15",
+        8,
+        WALKTHROUGH,
+        "token counts of the same text differ across languages \u201cby up to 15 times\u201d",
+        15,
+        lambda: largest_premium("gpt2"),
+        agrees=lambda claimed, computed: computed[1] <= claimed,
+        show=lambda v: f"largest on the book's passage: {v[1]:.1f}× ({v[0]}, gpt2)",
+    ),
+    Claim(
+        "premium-up-to-5",
+        8,
+        WALKTHROUGH,
+        "\u201csome languages require up to 5 times as many tokens as English\u201d",
+        5,
+        lambda: largest_premium("cl100k_base"),
+        agrees=lambda claimed, computed: computed[1] <= claimed,
+        show=lambda v: (
+            f"cl100k_base: up to {v[1]:.1f}× ({v[0]}); o200k_base: up to "
+            f"{largest_premium('o200k_base')[1]:.1f}× ({largest_premium('o200k_base')[0]})"
+        ),
+    ),
+    Claim(
+        "chinese-cheaper",
+        8,
+        "walkthrough_how_bpe_works",
+        "\u201cGPT-4o made Chinese significantly cheaper than GPT-4\u201d",
+        True,
+        lambda: (
+            count("cl100k_base", corpora.parallel()["Chinese"]),
+            count("o200k_base", corpora.parallel()["Chinese"]),
+        ),
+        agrees=lambda claimed, computed: (computed[1] < 0.8 * computed[0]) == claimed,
+        show=lambda v: (
+            f"the Chinese passage: {v[0]} tokens (cl100k_base) → {v[1]} (o200k_base), "
+            f"{1 - v[1] / v[0]:.0%} fewer"
+        ),
+    ),
+    Claim(
+        "cost-per-email",
+        8,
+        WALKTHROUGH,
+        "275 tokens at $2.50 per million cost $0.000688; 500 tokens $0.00125",
+        (0.000688, 0.00125),
+        lambda: (cost_usd(275), cost_usd(500)),
+        agrees=lambda claimed, computed: all(
+            approx(0.001)(c, v) for c, v in zip(claimed, computed)
+        ),
+        show=lambda v: f"${v[0]:.7f} and ${v[1]:.5f}",
+    ),
+    Claim(
+        "cost-100k-emails",
+        8,
+        WALKTHROUGH,
+        "100,000 such emails cost $0.069 and $0.125, \u201cabout 7 cents\u201d",
+        (0.069, 0.125),
+        lambda: (cost_usd(275 * 100_000), cost_usd(500 * 100_000)),
+        agrees=lambda claimed, computed: all(approx(0.01)(c, v) for c, v in zip(claimed, computed)),
+        show=lambda v: f"${v[0]:,.2f} and ${v[1]:,.2f}: a thousand times more",
+    ),
+    Claim(
+        "context-words",
+        8,
+        WALKTHROUGH,
+        "a 128,000-token window holds about 91,000 words at 1.4 tokens per word, "
+        "about 51,000 at 2.5",
+        (91_000, 51_000),
+        lambda: (128_000 / 1.4, 128_000 / 2.5),
+        agrees=lambda claimed, computed: all(approx(0.01)(c, v) for c, v in zip(claimed, computed)),
+        show=lambda v: f"{v[0]:,.0f} and {v[1]:,.0f}",
+    ),
+]
