@@ -96,8 +96,12 @@ def describe(value):
     return {"callable": callable(value), "type": type(value).__name__, "repr": text}
 
 
-def outcome(expr, names):
-    """{"ok": wire value} or {"raised": [class names, most derived first], "message": text}."""
+def outcome(expr, names, printed):
+    """{"ok": wire value} or {"raised": [class names, most derived first], "message": text}.
+
+    What the call prints is kept from the notebook; a line that looks like a check's verdict is
+    added to printed, so the report can say the answer printed one.
+    """
     quiet = io.StringIO()
     try:
         with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
@@ -112,6 +116,10 @@ def outcome(expr, names):
         except Exception:
             message = ""
         return {"raised": classes, "message": message}
+    finally:
+        text = quiet.getvalue()
+        if not printed and "\u2714" in text:
+            printed.append([line for line in text.splitlines() if "\u2714" in line][0][:100])
 
 
 def blocked_uses():
@@ -126,7 +134,7 @@ def blocked_uses():
 def run(user, spec_text, out_path):
     """Run one task's calls against the learner's namespace and write the record to out_path."""
     spec = json.loads(spec_text)
-    record = {"task": spec["task"], "answers": {}, "results": [], "setup_error": ""}
+    record = {"task": spec["task"], "answers": {}, "results": [], "setup_error": "", "printed": []}
     names = {}
     for name in spec["answers"]:
         if name in user and user[name] is not None:
@@ -141,7 +149,7 @@ def run(user, spec_text, out_path):
         for expr, args in [] if record["setup_error"] else spec["calls"]:
             scope = dict(names)
             scope.update({f"a{i}": arg for i, arg in enumerate(from_wire(args))})
-            result = outcome(expr, scope)
+            result = outcome(expr, scope, record["printed"])
             record["results"].append(result)
             if result.get("raised", [""])[0] == "NotImplementedError":
                 break  # not attempted yet: no need to call it again

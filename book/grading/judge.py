@@ -200,5 +200,8 @@ def grade_cells(path: Path, exercise: str, submission: NotebookNode, is_check, c
             problem = "not run: the notebook's total time limit was reached"
         verdicts.append(judge_task(task, record, problem))
     notes = [sandbox.note, *cell_notes(cells[1:first], numbers, problems, skipped, 1), *blocked_notes(records)]
+    notes += [f"while grading {task.name}, the answer printed a check's passing line "
+              f"({str(record['printed'][0])[:60]!r}): printed lines never count, the grade is the judge's"
+              for task, record in zip(tasks, records) if record and record.get("printed")]
     return Grade(path, exercise, tasks=verdicts, notes=notes, seed=seed,
                  seconds=round(time.monotonic() - start, 1), sandbox=sandbox.note)

@@ -1,0 +1,179 @@
+"""The catalogue of cheats: each one scores zero on the task it targets and is named in the report.
+
+Every cheat is a copy of a correct notebook with one answer replaced by the cheat. They are
+graded in one run of ``python -m book.grade`` over a folder (one fresh sandboxed kernel each),
+and each test reads what the report said about its cheat. The other tasks of the same notebook
+must still get their points: a cheat costs the task it targets, nothing is forgiven, nothing
+else is lost. Most cheats target the demo exercise (the smallest); importing the reference
+targets chapter 02, whose tokenizer the book ships.
+"""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from test_exercise_system import DEMO, fill
+
+from book.exercises import make_exercise
+from book.notebooks import ROOT, notebook_text, read_notebook
+
+pytestmark = pytest.mark.slow
+PASS = "✔ char_codes: all 3 cases passed — 2/2 points"
+SLEEP = "sleep 7391"  # a process a cheat leaves behind would show up under this name
+CHEATS = {
+    "replace_check": ("import book.checks.demo as c\nc.check_char_codes = lambda f: print(%r)\n"
+                      "return [ord(ch) for ch in text]" % PASS,
+                      "replacing book.checks.demo.check_char_codes"),
+    "wrap_check": ("from book.checks import demo\n_real = demo.check_char_codes\n"
+                   "demo.check_char_codes = lambda f: _real(lambda t: [ord(c) for c in t])\nreturn []",
+                   "book.checks.demo.check_char_codes"),
+    "print_pass_line": (f"print({PASS!r})\nreturn []", "printed a check's passing line"),
+    "hard_coded": ("return {'abc': [97, 98, 99], 'é€': [233, 8364], '': []}[text]",
+                   "all 3 cases of the notebook's check pass, but a hidden case fails"),
+    "read_solutions": (f"exec(open({str(DEMO)!r}).read())\nreturn []", f"reading {DEMO}"),
+    "read_check_source": ("import book.checks.demo as c\nsource = open(c.__file__).read()\nreturn []",
+                          "book/checks/demo.py"),
+    "sys_exit_in_call": ("import sys\nsys.exit(0)", "raised SystemExit"),
+    "os_exit_in_call": ("import os\nos._exit(3)", "while grading this task, the kernel died"),
+    "endless_loop": ("while True:\n    pass", "timed out"),
+    "unbounded_memory": ("hoard = []\nwhile True:\n    hoard.append(bytearray(10**7))", "MemoryError"),
+    "outlive_kernel": (f"import subprocess\nsubprocess.Popen({SLEEP.split()!r}, start_new_session=True)\n"
+                       "return [ord(ch) for ch in text]", "starting a process (subprocess.Popen): refused"),
+    "fork": ("import os\nif os.fork() == 0:\n    import time; time.sleep(60)\nreturn [ord(ch) for ch in text]",
+             "starting a process (os.fork): refused"),
+    "network": ("import socket\nsocket.create_connection(('pypi.org', 443), timeout=3)\nreturn []",
+                "a network connection"),
+}
+# Cheats that act in a cell of their own, before the task's answer: (cell source, what the report says).
+CELL_CHEATS = {
+    "sys_exit_in_cell": ("import sys\nsys.exit(1)", "raised SystemExit"),
+    "os_exit_in_cell": ("import os\nos._exit(1)", "the kernel died while running this cell"),
+    "write_grader_output": (None, "writing"),  # filled in with the CSV's path by the fixture
+    "cell_memory": ("hoard = []\nwhile True:\n    hoard.append(bytearray(10**7))", "raised MemoryError"),
+}
+
+
+def _grade(folder: Path, *args: str) -> tuple[subprocess.CompletedProcess, dict[tuple[str, str], dict]]:
+    """Grade a folder with the demo's exercises; return the process and {(file stem, task): row}."""
+    tasks_csv = folder.parent / f"{folder.name}-tasks.csv"
+    done = subprocess.run([sys.executable, "-m", "book.grade", str(folder), "--tasks-csv", str(tasks_csv),
+                           "--timeout", "5", "--memory", "1024", "--seed", "11", *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600, check=False)
+    with open(tasks_csv, encoding="utf-8") as file:
+        rows = {(Path(row["submission"]).stem, row["task"]): row for row in csv.DictReader(file)}
+    return done, rows
+
+
+def _report_of(stdout: str, stem: str) -> str:
+    """The part of the grader's output about one submission."""
+    return stdout.split(f"/{stem}.ipynb (exercise", 1)[1].split("\n== ", 1)[0]
+
+
+@pytest.fixture(scope="module")
+def demo_exercise(tmp_path_factory) -> tuple[Path, object]:
+    """The demo exercise, generated, and the folder it is in (passed as --exercises)."""
+    folder = tmp_path_factory.mktemp("exercises")
+    exercise = make_exercise(read_notebook(DEMO), exercise="99_demo")
+    (folder / "99_demo.ipynb").write_text(notebook_text(exercise), encoding="utf-8")
+    return folder, exercise
+
+
+@pytest.fixture(scope="module")
+def graded(demo_exercise, tmp_path_factory):
+    """Every cheat of the catalogue, graded in one run."""
+    exercises_dir, exercise = demo_exercise
+    folder = tmp_path_factory.mktemp("cheats")
+    out = folder.parent / f"{folder.name}-tasks.csv"
+    solutions = read_notebook(DEMO)
+    for name, (code, _) in CHEATS.items():
+        (folder / f"{name}.ipynb").write_text(notebook_text(fill(exercise, solutions, {"char-codes": code})))
+    for name, (code, _) in CELL_CHEATS.items():
+        nb = fill(exercise, solutions)
+        if code is None:
+            code = f"open({str(out)!r}, 'w').write('learner,points\\nme,100\\n')"
+        at = next(k for k, cell in enumerate(nb.cells) if cell.get("id") == "char-codes")
+        nb.cells.insert(at, nbformat.v4.new_code_cell(code, id="cheat-cell"))
+        (folder / f"{name}.ipynb").write_text(notebook_text(nb))
+    before = time.monotonic()
+    done, rows = _grade(folder, "--exercises", str(exercises_dir))
+    return done, rows, time.monotonic() - before
+
+
+@pytest.mark.parametrize("cheat", sorted(CHEATS))
+def test_a_cheat_in_an_answer_scores_zero_and_is_named(graded, cheat):
+    done, rows, _ = graded
+    _, named = CHEATS[cheat]
+    assert rows[(cheat, "char_codes")]["points"] == "0", rows[(cheat, "char_codes")]
+    report = _report_of(done.stdout, cheat)
+    assert named in report, report
+    assert rows[(cheat, "euro_bytes")]["status"] == "passed"  # the other tasks are still graded
+    assert rows[(cheat, "round_trip")]["status"] == "passed", rows[(cheat, "round_trip")]
+
+
+@pytest.mark.parametrize("cheat", sorted(CELL_CHEATS))
+def test_a_cheat_in_a_cell_of_its_own_costs_the_task_and_is_named(graded, cheat):
+    done, rows, _ = graded
+    report = _report_of(done.stdout, cheat)
+    assert CELL_CHEATS[cheat][1] in report, report
+    assert rows[(cheat, "euro_bytes")]["status"] == "passed"
+    assert rows[(cheat, "round_trip")]["status"] == "passed"
+
+
+def test_the_grader_output_stays_the_graders(graded):
+    done, rows, _ = graded
+    assert rows[("write_grader_output", "char_codes")]["points"] == "2"  # its answer is right
+    assert "me,100" not in done.stdout and ("write_grader_output", "char_codes") in rows
+
+
+def test_no_process_outlives_the_grading(graded):
+    listing = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
+    assert SLEEP not in listing
+
+
+def test_the_sandbox_is_named_in_every_report(graded):
+    done, _, _ = graded
+    assert done.stdout.count("note: sandbox") == len(CHEATS) + len(CELL_CHEATS)
+
+
+def _chapter02(tmp_path: Path, answer: str) -> Path:
+    """Chapter 02's exercise with build_vocab answered by answer, renamed (identity from metadata)."""
+    nb = read_notebook(ROOT / "exercises" / "02_characters.ipynb")
+    cell = next(cell for cell in nb.cells if "def build_vocab" in cell.source)
+    cell.source = cell.source.replace("# YOUR CODE HERE\n    raise NotImplementedError()", answer)
+    path = tmp_path / "cheater.ipynb"
+    path.write_text(notebook_text(nb))
+    return path
+
+
+@pytest.mark.parametrize("answer, named", [
+    ("from book.tokenizers.characters import CharTokenizer\n    return CharTokenizer.train(text).chars",
+     "using book.tokenizers.characters.CharTokenizer"),
+    ("from book.tokenizers import CharTokenizer\n    return CharTokenizer.train(text).chars",
+     "book.tokenizers.CharTokenizer"),
+], ids=["module", "package"])
+def test_importing_the_reference_scores_zero_and_is_named(tmp_path, answer, named):
+    path = _chapter02(tmp_path, answer)
+    done = subprocess.run([sys.executable, "-m", "book.grade", str(path), "--seed", "3"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300, check=False)
+    row = next(line for line in done.stdout.splitlines() if line.startswith("build_vocab"))
+    assert "0/2" in row and "write this yourself; the reference is not available while grading" in row
+    assert named in done.stdout
+
+
+def test_without_bubblewrap_the_report_says_so_and_cheats_still_fail(demo_exercise, tmp_path):
+    exercises_dir, exercise = demo_exercise
+    solutions = read_notebook(DEMO)
+    for name in ("read_solutions", "outlive_kernel", "replace_check"):
+        nb = fill(exercise, solutions, {"char-codes": CHEATS[name][0]})
+        (tmp_path / f"{name}.ipynb").write_text(notebook_text(nb))
+    done, rows = _grade(tmp_path, "--exercises", str(exercises_dir), "--sandbox", "none")
+    assert "the file system and the network are not isolated" in done.stdout.splitlines()[0]
+    for name in ("read_solutions", "outlive_kernel", "replace_check"):
+        assert rows[(name, "char_codes")]["points"] == "0"
+        assert CHEATS[name][1] in _report_of(done.stdout, name)
