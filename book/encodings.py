@@ -24,7 +24,6 @@ import argparse
 import base64
 import gzip
 import hashlib
-import json
 import os
 import subprocess
 import sys
@@ -33,6 +32,10 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from book.tokenizers.bpe_core import build_vocab
+from book.tokenizers.gpt2_files import merges_text, vocab_text
+from book.tokenizers.regex_bpe import recover_merges
 
 ENCODINGS = ("gpt2", "r50k_base", "cl100k_base", "o200k_base")
 PTH_NAME = "book_tiktoken_cache.pth"
@@ -183,49 +186,17 @@ def parse_tiktoken_file(data: bytes) -> dict[bytes, int]:
     return ranks
 
 
-def gpt2_byte_to_char() -> dict[int, str]:
-    """GPT-2's reversible map from bytes to printable characters (e.g. space -> 'Ġ').
-
-    >>> gpt2_byte_to_char()[32], gpt2_byte_to_char()[ord("a")]
-    ('Ġ', 'a')
-    """
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
-                 *range(ord("®"), ord("ÿ") + 1)]
-    mapping = {b: chr(b) for b in printable}
-    # The remaining bytes (controls, space, ...) are shifted past 255, in byte order.
-    for offset, b in enumerate(b for b in range(256) if b not in mapping):
-        mapping[b] = chr(256 + offset)
-    return mapping
-
-
-def split_into_pair(token: bytes, ranks: dict[bytes, int]) -> tuple[bytes, bytes]:
-    """The two tokens whose merge created ``token``: run BPE with only lower-ranked merges.
-
-    >>> split_into_pair(b"abc", {b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"abc": 4})
-    (b'a', b'bc')
-    """
-    limit = ranks[token]
-    parts = [bytes([b]) for b in token]
-    while len(parts) > 2:
-        candidates = [(ranks.get(parts[i] + parts[i + 1], limit), i) for i in range(len(parts) - 1)]
-        rank, i = min(candidates)
-        if rank >= limit:
-            raise EncodingSetupError(f"token {token!r} cannot be built from lower-ranked merges")
-        parts[i:i + 2] = [parts[i] + parts[i + 1]]
-    return parts[0], parts[1]
-
-
 def gpt2_files(r50k: bytes) -> tuple[bytes, bytes]:
-    """Rebuild GPT-2's ``vocab.bpe`` and ``encoder.json`` from the r50k_base ranks."""
-    ranks = parse_tiktoken_file(r50k)
-    to_char = gpt2_byte_to_char()
-    show = lambda token: "".join(to_char[b] for b in token)  # noqa: E731
-    ordered = sorted(ranks, key=ranks.get)
-    merges = [" ".join(map(show, split_into_pair(t, ranks))) for t in ordered if ranks[t] >= 256]
-    vocab_bpe = ("#version: 0.2\n" + "\n".join(merges) + "\n").encode()
-    encoder = {show(t): ranks[t] for t in ordered}
-    encoder["<|endoftext|>"] = 50256
-    return vocab_bpe, json.dumps(encoder).encode()
+    """Rebuild GPT-2's ``vocab.bpe`` and ``encoder.json`` from the r50k_base ranks.
+
+    The merges are recovered from the ranks and both files written by the book's own BPE
+    code (``book.tokenizers``); tiktoken's SHA-256 then proves them byte for byte.
+    """
+    byte_ids, merges = recover_merges(parse_tiktoken_file(r50k))
+    vocab = build_vocab(merges, byte_ids)
+    pairs = [(vocab[left], vocab[right]) for (left, right), _count in merges]
+    encoder = vocab_text({**vocab, len(vocab): b"<|endoftext|>"})  # GPT-2's one special token
+    return merges_text(pairs).encode(), encoder.encode()
 
 
 def write_verified(cache: Path, url: str, data: bytes, expected: str) -> None:
