@@ -10,6 +10,7 @@ import functools
 import sys
 import unicodedata
 
+import numpy as np
 import regex
 
 from book import corpora, walkthroughs
@@ -135,6 +136,28 @@ def heldout_oov_all_training_words() -> float:
     """OOV rate of The Tempest's words under every word of the two training plays."""
     vocab = WordTokenizer.train(corpora.english("train"))
     return oov_rate(vocab, split_words(corpora.english("heldout")))
+
+
+def zipf_exponent(words: list[str], top: int | None = None) -> float:
+    """The ``a`` of frequency ~ rank ** -a: least squares on log frequency vs log rank.
+
+    Only the ``top`` most frequent words when given (the fit depends on the range fitted).
+
+    >>> round(zipf_exponent(["a"] * 6 + ["b"] * 3 + ["c"] * 2), 2)
+    1.0
+    """
+    counts: dict[str, int] = {}
+    for word in words:
+        counts[word] = counts.get(word, 0) + 1
+    frequencies = np.array(sorted(counts.values(), reverse=True)[:top], dtype=float)
+    ranks = np.arange(1, len(frequencies) + 1)
+    slope, _intercept = np.polyfit(np.log(ranks), np.log(frequencies), 1)
+    return float(-slope)
+
+
+def training_words() -> list[str]:
+    """The words of the two training plays, punctuation left out (chapter 03's Zipf plot)."""
+    return [word for word in split_words(corpora.english("train")) if word[0].isalpha()]
 
 
 def embedding_gigabytes(vocab_size: int, width: int, bytes_per_number: int = 2) -> float:
@@ -374,6 +397,19 @@ CLAIMS: list[Claim] = [
         agrees=lambda claimed, computed: (computed > 0) == claimed,
         show=lambda v: (
             f"every word of the two training plays leaves {v:.1%} of The Tempest's tokens unknown"
+        ),
+    ),
+    Claim(
+        "zipf-exponent",
+        3,
+        "zipf1949",
+        "the word of rank r occurs about 1/r as often as the most frequent one (exponent 1)",
+        1.0,
+        lambda: zipf_exponent(training_words()),
+        agrees=approx(0.1),
+        show=lambda v: (
+            f"{v:.2f} fitted over all ranks of the two training plays; "
+            f"{zipf_exponent(training_words(), top=100):.2f} over the top 100"
         ),
     ),
     Claim(
