@@ -22,7 +22,7 @@ _build/.package-stamp: $(shell find book -name '*.py' -o -path 'book/data/*' -ty
 	rm -rf _build/.jupyter_cache
 	mkdir -p _build && touch $@
 
-test: setup-test _build/.package-stamp lint
+test: setup-test _build/.package-stamp lint grader-deps
 	$(PY) -m pytest
 
 # The inner loop: unit, property and doctests; no notebooks, no book build, no browser (< 1 min).
@@ -69,3 +69,8 @@ exercises: setup
 
 clean:
 	rm -rf _build .cache $(VENV)
+
+# The grader's sandbox: Debian's bubblewrap (the grader says so, and grades less isolated, without it).
+.PHONY: grader-deps
+grader-deps:
+	sh tools/ensure_bubblewrap.sh
