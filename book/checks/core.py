@@ -9,6 +9,29 @@ output and what ``pytest --nbval-lax`` and ``python -m book.grade`` compare agai
 The passing line depends only on the check (task, number of cases, points), so it is the same
 bytes in every run. The learner's prints, displays and exceptions never escape a check: a
 failure is reported in the line, without a traceback.
+
+These lines are for learning. The grade comes from the judge (``python -m book.grade``,
+``book.grading``), which never believes a line the learner's kernel prints: it runs the
+learner's cells in a sandbox, calls their functions on fixed and hidden cases, and compares the
+plain values it gets back with values the book's reference computes in the judge's own process.
+For that, a chapter's check module ``book/checks/chNN.py`` provides, besides its check functions:
+
+- ``judge_tasks(rng: random.Random) -> list[spec.Task]``: one Task per graded task, with the same
+  name and points as the check's passing line (a test compares them with the exercise), the
+  names the learner defines (``answers``), and the calls: the check's fixed cases and hidden
+  ones drawn from ``rng`` (``spec.function_task``, ``spec.value_task``, ``spec.calls_of``, or
+  ``spec.Call`` for any expression). Expected values are computed there, with the reference;
+  arguments must be plain data (str, bytes, int, float, bool, None, list, tuple, dict, set);
+  what is not (a function, a tokenizer object) is built in the learner's kernel by the Task's
+  ``setup`` source from ``data``, using only modules the exercise notebook may import.
+  A value the learner computes (not a function) cannot have hidden cases.
+- ``REFERENCE: tuple[str, ...]``: the modules of ``book`` the exercise asks the learner to
+  rebuild (a package name covers its modules). While grading they are stubs that raise
+  "write this yourself; the reference is not available while grading"; ``book.checks``,
+  ``book.grade``, ``book.grading``, ``book.exercises`` and ``book.notebooks`` always are. Leave
+  out what the notebook itself imports (data, display, an earlier chapter's tokenizer).
+
+``book/checks/demo.py`` is the smallest complete example.
 """
 
 from __future__ import annotations
