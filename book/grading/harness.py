@@ -8,7 +8,8 @@ not know in advance. The judge compares the values with expected values it compu
 
 The wire format, shared with the judge: JSON where lists, str, int, float, bool and None stand
 for themselves and the other plain types are tagged: {"t": [...]} a tuple, {"b": base64} bytes,
-{"d": [[key, value], ...]} a dict (in order, any keys), {"s": [...]} a set, and
+{"d": [[key, value], ...]} a dict (in order, any keys), {"s": [...]} a set, {"f": [...]} a
+frozenset, and
 {"x": type name, "r": repr} anything else, which equals nothing.
 
 >>> value = {(1, 2): [b"ab", {3.0, None}], "k": (True,)}
@@ -60,7 +61,7 @@ def to_wire(value, depth=0):
     if isinstance(value, dict):
         return {"d": [[to_wire(k, depth + 1), to_wire(v, depth + 1)] for k, v in dict.items(value)]}
     if kind in (set, frozenset):
-        return {"s": [to_wire(item, depth + 1) for item in value]}
+        return {"s" if kind is set else "f": [to_wire(item, depth + 1) for item in value]}
     try:
         text = repr(value)
     except Exception:  # the learner's __repr__ may raise anything
@@ -82,6 +83,8 @@ def from_wire(data):
         return {from_wire(k): from_wire(v) for k, v in data["d"]}
     if "s" in data:
         return {from_wire(item) for item in data["s"]}
+    if "f" in data:
+        return frozenset(from_wire(item) for item in data["f"])
     if "x" in data:
         return Opaque(str(data["x"]), str(data.get("r", "")))
     raise ValueError(f"not a wire value: {sorted(data)}")
