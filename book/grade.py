@@ -35,7 +35,13 @@ from nbformat import NotebookNode
 
 from book.exercises import EXERCISES, SOLUTIONS, exercise_text
 from book.grading.judge import Grade, grade_cells, new_seed
-from book.grading.report import format_class, format_grade, write_csv, write_reports, write_tasks_csv
+from book.grading.report import (
+    format_class,
+    format_grade,
+    write_csv,
+    write_reports,
+    write_tasks_csv,
+)
 from book.grading.sandbox import Limits, find_sandbox
 from book.notebooks import NotebookError, read_notebook, shown
 
@@ -44,8 +50,11 @@ __all__ = ["Grade", "main"]
 
 def graded_cells(nb: NotebookNode) -> dict[int, NotebookNode]:
     """{index: cell} of the check cells that carry a task and its points (metadata book.task)."""
-    return {index: cell for index, cell in enumerate(nb.cells)
-            if cell.cell_type == "code" and "task" in cell.metadata.get("book", {})}
+    return {
+        index: cell
+        for index, cell in enumerate(nb.cells)
+        if cell.cell_type == "code" and "task" in cell.metadata.get("book", {})
+    }
 
 
 def check_matcher(pristine: NotebookNode) -> Callable[[int, NotebookNode], bool]:
@@ -59,8 +68,11 @@ def check_matcher(pristine: NotebookNode) -> Callable[[int, NotebookNode], bool]
     sources = {cell.source for cell in checks}
 
     def is_check(index: int, cell: NotebookNode) -> bool:
-        return (cell.get("id") in ids or "task" in cell.get("metadata", {}).get("book", {})
-                or cell.source in sources)
+        return (
+            cell.get("id") in ids
+            or "task" in cell.get("metadata", {}).get("book", {})
+            or cell.source in sources
+        )
 
     return is_check
 
@@ -68,8 +80,14 @@ def check_matcher(pristine: NotebookNode) -> Callable[[int, NotebookNode], bool]
 def exercise_sources(exercises_dir: Path | None) -> dict[str, Callable[[], NotebookNode]]:
     """exercise name -> how to load its pristine exercise notebook."""
     if exercises_dir is not None:
-        return {path.stem: lambda path=path: read_notebook(path) for path in sorted(exercises_dir.glob("*.ipynb"))}
-    sources = {path.stem: lambda path=path: read_notebook(path) for path in sorted(EXERCISES.glob("*.ipynb"))}
+        return {
+            path.stem: lambda path=path: read_notebook(path)
+            for path in sorted(exercises_dir.glob("*.ipynb"))
+        }
+    sources = {
+        path.stem: lambda path=path: read_notebook(path)
+        for path in sorted(EXERCISES.glob("*.ipynb"))
+    }
     for path in sorted(SOLUTIONS.glob("*.ipynb")):
         sources[path.stem] = lambda path=path: nbformat.reads(exercise_text(path), as_version=4)
     return sources
@@ -81,14 +99,18 @@ def exercise_of(path: Path, nb: NotebookNode, names: list[str]) -> str:
     if recorded in names:
         return recorded
     if recorded:
-        raise NotebookError(f"{shown(path)}: its metadata names exercise {recorded!r}, which is not one "
-                            f"of: {', '.join(names)}")
+        raise NotebookError(
+            f"{shown(path)}: its metadata names exercise {recorded!r}, which is not one "
+            f"of: {', '.join(names)}"
+        )
     inside = [name for name in names if name in path.stem]
     if not inside:
         known = ", ".join(names) or "none (no exercises found)"
-        raise NotebookError(f"{shown(path)}: cannot tell which exercise this is: its metadata has no "
-                            f"book.exercise (download a fresh exercise notebook and copy your work into "
-                            f"it) and its file name contains none of: {known}")
+        raise NotebookError(
+            f"{shown(path)}: cannot tell which exercise this is: its metadata has no "
+            f"book.exercise (download a fresh exercise notebook and copy your work into "
+            f"it) and its file name contains none of: {known}"
+        )
     return max(inside, key=len)
 
 
@@ -97,11 +119,16 @@ def checks_module(pristine: NotebookNode, exercise: str) -> str:
     recorded = pristine.metadata.get("book", {}).get("checks")
     if recorded:
         return recorded
-    found = {match for cell in graded_cells(pristine).values()
-             for match in re.findall(r"from book\.checks import (\w+)", cell.source)}
+    found = {
+        match
+        for cell in graded_cells(pristine).values()
+        for match in re.findall(r"from book\.checks import (\w+)", cell.source)
+    }
     if len(found) != 1:
-        raise NotebookError(f"exercise {exercise}: cannot tell its check module; regenerate it with "
-                            "python -m book.exercises")
+        raise NotebookError(
+            f"exercise {exercise}: cannot tell its check module; regenerate it with "
+            "python -m book.exercises"
+        )
     return f"book.checks.{found.pop()}"
 
 
@@ -115,7 +142,7 @@ def learner_name(path: Path, exercise: str, roots: list[Path]) -> str:
 
 
 def submissions(paths: list[Path]) -> list[Path]:
-    """The notebooks to grade: files as given, folders searched recursively (checkpoints skipped)."""
+    """The notebooks to grade: files as given, folders searched recursively (not checkpoints)."""
     found = []
     for path in paths:
         if path.is_dir():
@@ -130,59 +157,125 @@ def submissions(paths: list[Path]) -> list[Path]:
     return found
 
 
-def grade_file(path: Path, sources: dict[str, Callable[[], NotebookNode]], seed: int, limits: Limits,
-               hide: list[Path], roots: list[Path], sandbox: str = "auto") -> Grade:
+def grade_file(
+    path: Path,
+    sources: dict[str, Callable[[], NotebookNode]],
+    seed: int,
+    limits: Limits,
+    hide: list[Path],
+    roots: list[Path],
+    sandbox: str = "auto",
+) -> Grade:
     """Grade one submission file; a file problem becomes Grade.error instead of an exception."""
     try:
         submission = read_notebook(path)
         exercise = exercise_of(path, submission, sorted(sources))
         pristine = sources[exercise]()
         if not graded_cells(pristine):
-            raise NotebookError(f"exercise {exercise} has no graded check cells (metadata book.task); "
-                                "regenerate it with python -m book.exercises")
+            raise NotebookError(
+                f"exercise {exercise} has no graded check cells (metadata book.task); "
+                "regenerate it with python -m book.exercises"
+            )
         checks = checks_module(pristine, exercise)
     except NotebookError as error:
         return Grade(path, "", error=str(error), seed=seed)
     learner = learner_name(path, exercise, roots)
     try:
-        grade = grade_cells(path, exercise, submission, check_matcher(pristine), checks, seed, limits,
-                            find_sandbox(sandbox), hide)
+        grade = grade_cells(
+            path,
+            exercise,
+            submission,
+            check_matcher(pristine),
+            checks,
+            seed,
+            limits,
+            find_sandbox(sandbox),
+            hide,
+        )
     except ImportError as error:  # the grader's own installation, not the learner
-        return Grade(path, exercise, learner, error=f"the checks of exercise {exercise} ({checks}) cannot "
-                     f"be loaded: {error}", seed=seed)
-    except (RuntimeError, OSError) as error:  # the kernel would not start: the environment, not the learner
-        return Grade(path, exercise, learner, error=f"could not run {shown(path)} in a Python kernel "
-                     f"({error}); check that ipykernel is installed in this environment", seed=seed)
+        return Grade(
+            path,
+            exercise,
+            learner,
+            error=f"the checks of exercise {exercise} ({checks}) cannot be loaded: {error}",
+            seed=seed,
+        )
+    except (
+        RuntimeError,
+        OSError,
+    ) as error:  # the kernel would not start: the environment, not the learner
+        return Grade(
+            path,
+            exercise,
+            learner,
+            error=f"could not run {shown(path)} in a Python kernel "
+            f"({error}); check that ipykernel is installed in this environment",
+            seed=seed,
+        )
     grade.learner = learner
-    expected = {cell.metadata.book["task"]: cell.metadata.book["points"] for cell in graded_cells(pristine).values()}
+    expected = {
+        cell.metadata.book["task"]: cell.metadata.book["points"]
+        for cell in graded_cells(pristine).values()
+    }
     judged = {task.task: task.max_points for task in grade.tasks}
     if judged != expected:
-        grade.notes.append(f"the grader's tasks {judged} differ from the exercise's {expected}: "
-                           "regenerate the exercise or fix the check module")
+        grade.notes.append(
+            f"the grader's tasks {judged} differ from the exercise's {expected}: "
+            "regenerate the exercise or fix the check module"
+        )
     return grade
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line; returns the exit status (0 all passed, 1 some failed, 2 usage or file error)."""
+    """Command line; the exit status is 0 all passed, 1 some failed, 2 a usage or file error."""
     first = __doc__.partition("\n\n")[0]
-    parser = argparse.ArgumentParser(prog="python -m book.grade", description=first,
-                                     epilog="Exit status: 0 every task passed, 1 some task failed, "
-                                            "2 usage or file error.")
-    parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="submitted notebooks or folders of them")
+    parser = argparse.ArgumentParser(
+        prog="python -m book.grade",
+        description=first,
+        epilog="Exit status: 0 every task passed, 1 some task failed, 2 usage or file error.",
+    )
+    parser.add_argument(
+        "paths", nargs="+", type=Path, metavar="PATH", help="submitted notebooks or folders of them"
+    )
     parser.add_argument("--csv", type=Path, metavar="FILE", help="one row per learner and exercise")
     parser.add_argument("--tasks-csv", type=Path, metavar="FILE", help="one row per task")
-    parser.add_argument("--report", type=Path, metavar="DIR", help="one text report per learner in DIR")
+    parser.add_argument(
+        "--report", type=Path, metavar="DIR", help="one text report per learner in DIR"
+    )
     parser.add_argument("--seed", type=int, help="seed of the hidden cases (default: a fresh one)")
-    parser.add_argument("--timeout", type=float, default=30, metavar="SECONDS",
-                        help="time limit per cell (default 30)")
-    parser.add_argument("--total", type=float, default=600, metavar="SECONDS",
-                        help="time limit per notebook (default 600)")
-    parser.add_argument("--memory", type=int, default=4096, metavar="MB",
-                        help="memory limit of the kernel (address space, default 4096)")
-    parser.add_argument("--sandbox", choices=["auto", "none"], default="auto",
-                        help="auto: bubblewrap where it works (default); none: limits and audit hook only")
-    parser.add_argument("--exercises", type=Path, metavar="DIR",
-                        help="folder of pristine exercise notebooks (default: generated from solutions/)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=30,
+        metavar="SECONDS",
+        help="time limit per cell (default 30)",
+    )
+    parser.add_argument(
+        "--total",
+        type=float,
+        default=600,
+        metavar="SECONDS",
+        help="time limit per notebook (default 600)",
+    )
+    parser.add_argument(
+        "--memory",
+        type=int,
+        default=4096,
+        metavar="MB",
+        help="memory limit of the kernel (address space, default 4096)",
+    )
+    parser.add_argument(
+        "--sandbox",
+        choices=["auto", "none"],
+        default="auto",
+        help="auto: bubblewrap where it works (default); none: limits and audit hook only",
+    )
+    parser.add_argument(
+        "--exercises",
+        type=Path,
+        metavar="DIR",
+        help="folder of pristine exercise notebooks (default: generated from solutions/)",
+    )
     args = parser.parse_args(argv)
     if args.timeout <= 0 or args.total <= 0 or args.memory <= 0:
         parser.error("--timeout, --total and --memory must be positive")
@@ -197,7 +290,8 @@ def main(argv: list[str] | None = None) -> int:
     seed = new_seed() if args.seed is None else args.seed
     limits = Limits(args.timeout, args.total, args.memory)
     outputs = [path.resolve().parent for path in (args.csv, args.tasks_csv) if path] + (
-        [args.report.resolve()] if args.report else [])
+        [args.report.resolve()] if args.report else []
+    )
     print(f"{find_sandbox(args.sandbox).note}; hidden cases from seed {seed}\n", flush=True)
     grades = []
     for path in paths:
@@ -209,7 +303,11 @@ def main(argv: list[str] | None = None) -> int:
         grades.append(grade)
     if len(grades) > 1:
         print(format_class(grades))
-    for option, write in [(args.csv, write_csv), (args.tasks_csv, write_tasks_csv), (args.report, write_reports)]:
+    for option, write in [
+        (args.csv, write_csv),
+        (args.tasks_csv, write_tasks_csv),
+        (args.report, write_reports),
+    ]:
         if option:
             write(grades, option)
             print(f"wrote {shown(option)}")

@@ -27,44 +27,87 @@ pytestmark = pytest.mark.slow
 PASS = "✔ char_codes: all 3 cases passed — 2/2 points"
 SLEEP = "sleep 7391"  # a process a cheat leaves behind would show up under this name
 CHEATS = {
-    "replace_check": ("import book.checks.demo as c\nc.check_char_codes = lambda f: print(%r)\n"
-                      "return [ord(ch) for ch in text]" % PASS,
-                      "replacing book.checks.demo.check_char_codes"),
-    "wrap_check": ("from book.checks import demo\n_real = demo.check_char_codes\n"
-                   "demo.check_char_codes = lambda f: _real(lambda t: [ord(c) for c in t])\nreturn []",
-                   "book.checks.demo.check_char_codes"),
+    "replace_check": (
+        f"import book.checks.demo as c\nc.check_char_codes = lambda f: print({PASS!r})\n"
+        "return [ord(ch) for ch in text]",
+        "replacing book.checks.demo.check_char_codes",
+    ),
+    "wrap_check": (
+        "from book.checks import demo\n_real = demo.check_char_codes\n"
+        "demo.check_char_codes = lambda f: _real(lambda t: [ord(c) for c in t])\nreturn []",
+        "book.checks.demo.check_char_codes",
+    ),
     "print_pass_line": (f"print({PASS!r})\nreturn []", "printed a check's passing line"),
-    "hard_coded": ("return {'abc': [97, 98, 99], 'é€': [233, 8364], '': []}[text]",
-                   "all 3 cases of the notebook's check pass, but a hidden case fails"),
+    "hard_coded": (
+        "return {'abc': [97, 98, 99], 'é€': [233, 8364], '': []}[text]",
+        "all 3 cases of the notebook's check pass, but a hidden case fails",
+    ),
     "read_solutions": (f"exec(open({str(DEMO)!r}).read())\nreturn []", f"reading {DEMO}"),
-    "read_check_source": ("import book.checks.demo as c\nsource = open(c.__file__).read()\nreturn []",
-                          "book/checks/demo.py"),
+    "read_check_source": (
+        "import book.checks.demo as c\nsource = open(c.__file__).read()\nreturn []",
+        "book/checks/demo.py",
+    ),
     "sys_exit_in_call": ("import sys\nsys.exit(0)", "raised SystemExit"),
     "os_exit_in_call": ("import os\nos._exit(3)", "while grading this task, the kernel died"),
     "endless_loop": ("while True:\n    pass", "timed out"),
-    "unbounded_memory": ("hoard = []\nwhile True:\n    hoard.append(bytearray(10**7))", "MemoryError"),
-    "outlive_kernel": (f"import subprocess\nsubprocess.Popen({SLEEP.split()!r}, start_new_session=True)\n"
-                       "return [ord(ch) for ch in text]", "starting a process (subprocess.Popen): refused"),
-    "fork": ("import os\nif os.fork() == 0:\n    import time; time.sleep(60)\nreturn [ord(ch) for ch in text]",
-             "starting a process (os.fork): refused"),
-    "network": ("import socket\nsocket.create_connection(('pypi.org', 443), timeout=3)\nreturn []",
-                "a network connection"),
+    "unbounded_memory": (
+        "hoard = []\nwhile True:\n    hoard.append(bytearray(10**7))",
+        "MemoryError",
+    ),
+    "outlive_kernel": (
+        f"import subprocess\nsubprocess.Popen({SLEEP.split()!r}, start_new_session=True)\n"
+        "return [ord(ch) for ch in text]",
+        "starting a process (subprocess.Popen): refused",
+    ),
+    "fork": (
+        "import os\nif os.fork() == 0:\n    import time; time.sleep(60)\n"
+        "return [ord(ch) for ch in text]",
+        "starting a process (os.fork): refused",
+    ),
+    "network": (
+        "import socket\nsocket.create_connection(('pypi.org', 443), timeout=3)\nreturn []",
+        "a network connection",
+    ),
 }
-# Cheats that act in a cell of their own, before the task's answer: (cell source, what the report says).
+# Cheats in a cell of their own, before the task's answer: (cell source, what the report says).
 CELL_CHEATS = {
     "sys_exit_in_cell": ("import sys\nsys.exit(1)", "raised SystemExit"),
     "os_exit_in_cell": ("import os\nos._exit(1)", "the kernel died while running this cell"),
     "write_grader_output": (None, "writing"),  # filled in with the CSV's path by the fixture
-    "cell_memory": ("hoard = []\nwhile True:\n    hoard.append(bytearray(10**7))", "raised MemoryError"),
+    "cell_memory": (
+        "hoard = []\nwhile True:\n    hoard.append(bytearray(10**7))",
+        "raised MemoryError",
+    ),
 }
 
 
-def _grade(folder: Path, *args: str) -> tuple[subprocess.CompletedProcess, dict[tuple[str, str], dict]]:
+def _grade(
+    folder: Path, *args: str
+) -> tuple[subprocess.CompletedProcess, dict[tuple[str, str], dict]]:
     """Grade a folder with the demo's exercises; return the process and {(file stem, task): row}."""
     tasks_csv = folder.parent / f"{folder.name}-tasks.csv"
-    done = subprocess.run([sys.executable, "-m", "book.grade", str(folder), "--tasks-csv", str(tasks_csv),
-                           "--timeout", "5", "--memory", "1024", "--seed", "11", *args],
-                          capture_output=True, text=True, cwd=ROOT, timeout=600, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "book.grade",
+            str(folder),
+            "--tasks-csv",
+            str(tasks_csv),
+            "--timeout",
+            "5",
+            "--memory",
+            "1024",
+            "--seed",
+            "11",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+        check=False,
+    )
     with open(tasks_csv, encoding="utf-8") as file:
         rows = {(Path(row["submission"]).stem, row["task"]): row for row in csv.DictReader(file)}
     return done, rows
@@ -92,7 +135,9 @@ def graded(demo_exercise, tmp_path_factory):
     out = folder.parent / f"{folder.name}-tasks.csv"
     solutions = read_notebook(DEMO)
     for name, (code, _) in CHEATS.items():
-        (folder / f"{name}.ipynb").write_text(notebook_text(fill(exercise, solutions, {"char-codes": code})))
+        (folder / f"{name}.ipynb").write_text(
+            notebook_text(fill(exercise, solutions, {"char-codes": code}))
+        )
     for name, (code, _) in CELL_CHEATS.items():
         nb = fill(exercise, solutions)
         if code is None:
@@ -132,7 +177,9 @@ def test_the_grader_output_stays_the_graders(graded):
 
 
 def test_no_process_outlives_the_grading(graded):
-    listing = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
+    listing = subprocess.run(
+        ["ps", "-eo", "args"], capture_output=True, text=True, check=True
+    ).stdout
     assert SLEEP not in listing
 
 
@@ -142,7 +189,7 @@ def test_the_sandbox_is_named_in_every_report(graded):
 
 
 def _chapter02(tmp_path: Path, answer: str) -> Path:
-    """Chapter 02's exercise with build_vocab answered by answer, renamed (identity from metadata)."""
+    """Chapter 02's exercise with build_vocab answered by answer, under another file name."""
     nb = read_notebook(ROOT / "exercises" / "02_characters.ipynb")
     cell = next(cell for cell in nb.cells if "def build_vocab" in cell.source)
     cell.source = cell.source.replace("# YOUR CODE HERE\n    raise NotImplementedError()", answer)
@@ -151,18 +198,35 @@ def _chapter02(tmp_path: Path, answer: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("answer, named", [
-    ("from book.tokenizers.characters import CharTokenizer\n    return CharTokenizer.train(text).chars",
-     "using book.tokenizers.characters.CharTokenizer"),
-    ("from book.tokenizers import CharTokenizer\n    return CharTokenizer.train(text).chars",
-     "book.tokenizers.CharTokenizer"),
-], ids=["module", "package"])
+@pytest.mark.parametrize(
+    "answer, named",
+    [
+        (
+            "from book.tokenizers.characters import CharTokenizer\n"
+            "    return CharTokenizer.train(text).chars",
+            "using book.tokenizers.characters.CharTokenizer",
+        ),
+        (
+            "from book.tokenizers import CharTokenizer\n    return CharTokenizer.train(text).chars",
+            "book.tokenizers.CharTokenizer",
+        ),
+    ],
+    ids=["module", "package"],
+)
 def test_importing_the_reference_scores_zero_and_is_named(tmp_path, answer, named):
     path = _chapter02(tmp_path, answer)
-    done = subprocess.run([sys.executable, "-m", "book.grade", str(path), "--seed", "3"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "book.grade", str(path), "--seed", "3"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        check=False,
+    )
     row = next(line for line in done.stdout.splitlines() if line.startswith("build_vocab"))
-    assert "0/2" in row and "write this yourself; the reference is not available while grading" in row
+    assert (
+        "0/2" in row and "write this yourself; the reference is not available while grading" in row
+    )
     assert named in done.stdout
 
 

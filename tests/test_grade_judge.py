@@ -32,12 +32,22 @@ CHAPTERS = notebooks("exercises")
 
 # --- the wire ------------------------------------------------------------------------------------
 
-scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text() | st.binary()
-hashable = st.recursive(scalars, lambda inner: st.tuples(inner, inner) | st.frozensets(inner, max_size=3),
-                        max_leaves=8)
-values = st.recursive(scalars, lambda inner: (st.lists(inner, max_size=4) | st.tuples(inner, inner)
-                                              | st.dictionaries(hashable, inner, max_size=4)
-                                              | st.sets(hashable, max_size=4)), max_leaves=20)
+scalars = (
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text() | st.binary()
+)
+hashable = st.recursive(
+    scalars, lambda inner: st.tuples(inner, inner) | st.frozensets(inner, max_size=3), max_leaves=8
+)
+values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(hashable, inner, max_size=4)
+        | st.sets(hashable, max_size=4)
+    ),
+    max_leaves=20,
+)
 
 
 def through_json(value):
@@ -68,7 +78,10 @@ def test_the_wire_keeps_exact_types_only():
 
         __hash__ = int.__hash__
 
-    assert through_json(Counter("aab")) == {"a": 2, "b": 1} and type(through_json(Counter("a"))) is dict
+    assert (
+        through_json(Counter("aab")) == {"a": 2, "b": 1}
+        and type(through_json(Counter("a"))) is dict
+    )
     liar = through_json([Liar(3)])[0]
     assert isinstance(liar, Opaque) and liar != 3 and liar != liar and repr(liar) == "3"
     assert isinstance(through_json(iter([1])), Opaque)
@@ -76,20 +89,32 @@ def test_the_wire_keeps_exact_types_only():
         from_wire({"evil": 1})
 
 
-# --- verdicts --------------------------------------------------------------------------------------
+# --- verdicts ------------------------------------------------------------------------------------
+
 
 def _task() -> Task:
     """double(x) with two fixed cases, one hidden case and one expected error."""
-    task = function_task("double", 2, [(1,), (2,)], lambda x: 2 * x, hidden=[(50,)], hint="add x to itself.")
-    return Task(task.name, task.points, task.answers,
-                task.calls + [Call("double('x')", "double(a0)", ("x",), Raises("TypeError"))],
-                task.hint)
+    task = function_task(
+        "double", 2, [(1,), (2,)], lambda x: 2 * x, hidden=[(50,)], hint="add x to itself."
+    )
+    return Task(
+        task.name,
+        task.points,
+        task.answers,
+        task.calls + [Call("double('x')", "double(a0)", ("x",), Raises("TypeError"))],
+        task.hint,
+    )
 
 
 def _record(*results, answers=None) -> dict:
     """A harness record with these results for double."""
-    return {"answers": answers if answers is not None else {"double": {"callable": True, "type": "function", "repr": "f"}},
-            "results": list(results), "setup_error": ""}
+    return {
+        "answers": answers
+        if answers is not None
+        else {"double": {"callable": True, "type": "function", "repr": "f"}},
+        "results": list(results),
+        "setup_error": "",
+    }
 
 
 def ok(value) -> dict:
@@ -118,44 +143,71 @@ def test_passing_only_the_visible_cases_is_named():
     assert "double(50) — expected 100, got 0" in grade_.message
 
 
-@pytest.mark.parametrize("results, kind, text", [
-    ([raised("NotImplementedError")], "not attempted", "not attempted yet"),
-    ([ok(2), ok(4), ok(100), ok("xx")], "wrong", "double('x') should raise TypeError, but returned 'xx'"),
-    ([ok(2), raised("ValueError", "Exception", message="bad")], "raised", "double(2) raised ValueError: 'bad'"),
-    ([raised("ReferenceUnavailable", "ImportError", message="write this yourself")], "blocked",
-     "used code that is not available while grading"),
-    ([ok(2), ok(4.0)], "wrong", "(type float, not int)"),
-], ids=["not-attempted", "should-raise", "raised", "blocked", "type"])
+@pytest.mark.parametrize(
+    "results, kind, text",
+    [
+        ([raised("NotImplementedError")], "not attempted", "not attempted yet"),
+        (
+            [ok(2), ok(4), ok(100), ok("xx")],
+            "wrong",
+            "double('x') should raise TypeError, but returned 'xx'",
+        ),
+        (
+            [ok(2), raised("ValueError", "Exception", message="bad")],
+            "raised",
+            "double(2) raised ValueError: 'bad'",
+        ),
+        (
+            [raised("ReferenceUnavailable", "ImportError", message="write this yourself")],
+            "blocked",
+            "used code that is not available while grading",
+        ),
+        ([ok(2), ok(4.0)], "wrong", "(type float, not int)"),
+    ],
+    ids=["not-attempted", "should-raise", "raised", "blocked", "type"],
+)
 def test_failures_say_what_went_wrong(results, kind, text):
     grade_ = judge_task(_task(), _record(*results))
     assert grade_.points == 0 and grade_.error_class == kind and text in grade_.message
 
 
 def test_undefined_and_uncallable_answers():
-    assert judge_task(_task(), _record(answers={})).message.startswith("`double` is not defined yet")
+    assert judge_task(_task(), _record(answers={})).message.startswith(
+        "`double` is not defined yet"
+    )
     info = {"double": {"callable": False, "type": "int", "repr": "42"}}
-    assert judge_task(_task(), _record(answers=info)).message == "`double` should be a function, but it is int 42."
+    assert (
+        judge_task(_task(), _record(answers=info)).message
+        == "`double` should be a function, but it is int 42."
+    )
 
 
-@pytest.mark.parametrize("problem, status, kind", [
-    ("timed out after 5 s (an endless loop?) and was interrupted", "timed out", "timeout"),
-    ("the kernel died while running this cell; kernel restarted", "error", "kernel died"),
-    ("not run: the notebook's total time limit was reached", "not run", "not run"),
-    (None, "error", "no result"),
-])
+@pytest.mark.parametrize(
+    "problem, status, kind",
+    [
+        ("timed out after 5 s (an endless loop?) and was interrupted", "timed out", "timeout"),
+        ("the kernel died while running this cell; kernel restarted", "error", "kernel died"),
+        ("not run: the notebook's total time limit was reached", "not run", "not run"),
+        (None, "error", "no result"),
+    ],
+)
 def test_no_record_means_zero_and_says_why(problem, status, kind):
     grade_ = judge_task(_task(), None, problem)
     assert (grade_.points, grade_.status, grade_.error_class) == (0, status, kind)
 
 
-# --- what the check modules give the judge -----------------------------------------------------------
+# --- what the check modules give the judge -------------------------------------------------------
+
 
 @pytest.mark.parametrize("exercise", CHAPTERS, ids=[path.stem for path in CHAPTERS])
 def test_judge_tasks_are_the_exercise_tasks_with_hidden_cases_per_seed(exercise):
     nb = read_notebook(exercise)
     module = importlib.import_module(nb.metadata.book["checks"])
-    expected = {cell.metadata.book["task"]: cell.metadata.book["points"] for cell in nb.cells
-                if "book" in cell.metadata}
+    expected = {
+        cell.metadata.book["task"]: cell.metadata.book["points"]
+        for cell in nb.cells
+        if "book" in cell.metadata
+    }
     first, again, other = (module.judge_tasks(random.Random(seed)) for seed in (1, 1, 2))
     assert {task.name: task.points for task in first} == expected
     assert [task.calls for task in first] == [task.calls for task in again]
@@ -163,7 +215,9 @@ def test_judge_tasks_are_the_exercise_tasks_with_hidden_cases_per_seed(exercise)
     assert hidden != [[call.args for call in task.calls if call.hidden] for task in other]
     for task in first:
         assert task.calls and all(name.isidentifier() for name in task.answers)
-        assert any(call.hidden for call in task.calls) or [call.expr for call in task.calls] == list(task.answers)
+        assert any(call.hidden for call in task.calls) or [
+            call.expr for call in task.calls
+        ] == list(task.answers)
         for name in module.REFERENCE:
             assert name.startswith("book.")
 
@@ -174,13 +228,20 @@ def test_expected_values_never_reach_the_kernel(tmp_path):
     assert "EXPECTED-VALUE-2718" not in source and "f(a0)" in source
 
 
-# --- the restricted package and the guard ------------------------------------------------------------
+# --- the restricted package and the guard --------------------------------------------------------
+
 
 def _run_python(code: str, pythonpath: Path | None = None) -> subprocess.CompletedProcess:
     """Run code in a fresh Python, outside the repository (with the restricted copy on its path)."""
     env = {**os.environ, **({"PYTHONPATH": str(pythonpath)} if pythonpath else {})}
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, env=env,
-                          cwd=pythonpath or Path.home())
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+        cwd=pythonpath or Path.home(),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -212,8 +273,14 @@ print(len(corpora.english("train")) > 1000, outcomes, log.LOG, sep="\\n")
     assert done.returncode == 0, done.stderr
     data_ok, outcomes, entries = done.stdout.splitlines()
     assert data_ok == "True" and "allowed" not in outcomes
-    assert "book.tokenizers.CharTokenizer.train: write this yourself; the reference is not available" in outcomes
-    assert "replacing book.checks.ch02.check_encode" in entries and "using book.checks.ch02.check_encode" in entries
+    assert (
+        "book.tokenizers.CharTokenizer.train: write this yourself; the reference is not available"
+        in outcomes
+    )
+    assert (
+        "replacing book.checks.ch02.check_encode" in entries
+        and "using book.checks.ch02.check_encode" in entries
+    )
     assert not (restricted / "book" / "tokenizers" / "characters.py").read_text().count("def ")
 
 
@@ -222,14 +289,18 @@ def test_the_guard_refuses_processes_network_hidden_files_and_writes(tmp_path):
     scratch.mkdir(), hidden.mkdir()
     (hidden / "answer.txt").write_text("42")
     config = {"forbidden": [str(hidden)], "allowed": [], "writable": [str(scratch)], "noted": []}
-    code = Path(guard.__file__).read_text(encoding="utf-8") + f"""
+    code = (
+        Path(guard.__file__).read_text(encoding="utf-8")
+        + f"""
 log = []
 install({config!r}, log)
 import os, socket, subprocess
 results = []
-for attempt in (lambda: open({str(hidden / 'answer.txt')!r}).read(), lambda: open({str(tmp_path / 'x')!r}, "w"),
+for attempt in (lambda: open({str(hidden / "answer.txt")!r}).read(),
+                lambda: open({str(tmp_path / "x")!r}, "w"),
                 lambda: subprocess.run(["true"]), lambda: os.system("true"),
-                lambda: socket.create_connection(("localhost", 9)), lambda: open({str(scratch / 'ok')!r}, "w")):
+                lambda: socket.create_connection(("localhost", 9)),
+                lambda: open({str(scratch / "ok")!r}, "w")):
     try:
         attempt()
         results.append("allowed")
@@ -238,6 +309,7 @@ for attempt in (lambda: open({str(hidden / 'answer.txt')!r}).read(), lambda: ope
 print(results)
 print(len(log))
 """
+    )
     done = _run_python(code)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [str(["refused"] * 5 + ["allowed"]), "5"]
@@ -249,19 +321,28 @@ def test_bubblewrap_hides_the_repository_and_mounts_the_restricted_copy(tmp_path
     assert ["--tmpfs", str(ROOT)] == args[args.index(str(ROOT)) - 1 : args.index(str(ROOT)) + 1]
     assert {"--unshare-all", "--die-with-parent"} <= set(args)
     assert args[args.index(str(stubs.PACKAGE)) - 2 : args.index(str(stubs.PACKAGE))] == [
-        "--ro-bind", str(tmp_path / "lib" / "book")]
+        "--ro-bind",
+        str(tmp_path / "lib" / "book"),
+    ]
     assert sandbox.find_sandbox("none").note.startswith("sandbox: none")
 
 
-# --- identity and learners ---------------------------------------------------------------------------
+# --- identity and learners -----------------------------------------------------------------------
+
 
 def test_exercise_from_metadata_then_file_name_else_a_clear_error():
     nb = nbformat.v4.new_notebook(metadata={"book": {"exercise": "02_characters"}})
     names = ["01_text_to_numbers", "02_characters"]
     assert grade.exercise_of(Path("alice.ipynb"), nb, names) == "02_characters"
-    assert grade.exercise_of(Path("bob_01_text_to_numbers.ipynb"), nbformat.v4.new_notebook(), names) == (
-        "01_text_to_numbers")
+    assert grade.exercise_of(
+        Path("bob_01_text_to_numbers.ipynb"), nbformat.v4.new_notebook(), names
+    ) == ("01_text_to_numbers")
     with pytest.raises(grade.NotebookError, match="its metadata has no book.exercise"):
         grade.exercise_of(Path("carol.ipynb"), nbformat.v4.new_notebook(), names)
-    assert grade.learner_name(Path("s/alice_02_characters.ipynb"), "02_characters", [Path("s")]) == "alice"
-    assert grade.learner_name(Path("s/bob/02_characters.ipynb"), "02_characters", [Path("s")]) == "bob"
+    assert (
+        grade.learner_name(Path("s/alice_02_characters.ipynb"), "02_characters", [Path("s")])
+        == "alice"
+    )
+    assert (
+        grade.learner_name(Path("s/bob/02_characters.ipynb"), "02_characters", [Path("s")]) == "bob"
+    )

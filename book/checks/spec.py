@@ -8,8 +8,10 @@ Only the calls' expressions and arguments are sent into the learner's kernel; ex
 never are.
 
 >>> task = function_task("double", 1, [(2,), (5,)], lambda x: 2 * x, hidden=[(7,)])
->>> [(call.label, call.expr, call.expected, call.hidden) for call in task.calls]
-[('double(2)', 'double(a0)', 4, False), ('double(5)', 'double(a0)', 10, False), ('double(7)', 'double(a0)', 14, True)]
+>>> [(call.label, call.expected, call.hidden) for call in task.calls]
+[('double(2)', 4, False), ('double(5)', 10, False), ('double(7)', 14, True)]
+>>> task.calls[0].expr
+'double(a0)'
 """
 
 from __future__ import annotations
@@ -22,10 +24,55 @@ from typing import Any
 from book.checks.core import Compare, call_label, equal
 
 # Pieces hidden texts are built from: words, scripts, combining marks, emoji, digits, whitespace.
-PIECES = ("the", "cat", "sat", "on", "mat", "Hello", "world", "naïve", "café", "cafe\u0301", "Straße",
-          "Ωμέγα", "Привет", "мир", "日本語", "你好", "こんにちは", "안녕", "नमस्ते", "مرحبا", "שלום",
-          "👍🏽", "👨‍👩‍👧", "🇫🇷", "🦙", "❤️", "1234", "3.14", "2024", "0", "don't", "it's", "I'M",
-          "x=1;", "def", "(a, b)", "[]", "{}", "!", "?", ",", ".", "—", "'", '"', "#", "$")
+PIECES = (
+    "the",
+    "cat",
+    "sat",
+    "on",
+    "mat",
+    "Hello",
+    "world",
+    "naïve",
+    "café",
+    "cafe\u0301",
+    "Straße",
+    "Ωμέγα",
+    "Привет",
+    "мир",
+    "日本語",
+    "你好",
+    "こんにちは",
+    "안녕",
+    "नमस्ते",
+    "مرحبا",
+    "שלום",
+    "👍🏽",
+    "👨‍👩‍👧",
+    "🇫🇷",
+    "🦙",
+    "❤️",
+    "1234",
+    "3.14",
+    "2024",
+    "0",
+    "don't",
+    "it's",
+    "I'M",
+    "x=1;",
+    "def",
+    "(a, b)",
+    "[]",
+    "{}",
+    "!",
+    "?",
+    ",",
+    ".",
+    "—",
+    "'",
+    '"',
+    "#",
+    "$",
+)
 SPACES = (" ", " ", " ", "  ", "\n", "\t", "\n\n", "   ", "\u00a0", "")
 
 
@@ -92,29 +139,55 @@ def call_expr(name: str, n_args: int) -> str:
     return f"{name}({', '.join(f'a{i}' for i in range(n_args))})"
 
 
-def calls_of(name: str, args_list: Iterable[tuple], reference: Callable, hidden: bool = False,
-             expr: str | None = None, label: Callable[[tuple], str] | None = None) -> list[Call]:
+def calls_of(
+    name: str,
+    args_list: Iterable[tuple],
+    reference: Callable,
+    hidden: bool = False,
+    expr: str | None = None,
+    label: Callable[[tuple], str] | None = None,
+) -> list[Call]:
     """One Call per args tuple: name(*args), expected = expect(reference, *args)."""
     calls = []
     for args in args_list:
         if not isinstance(args, tuple):
             raise TypeError(f"the arguments of a case of {name} must be a tuple, like ({args!r},)")
-        calls.append(Call(label(args) if label else call_label(name, args),
-                          expr or call_expr(name, len(args)), args, expect(reference, *args), hidden))
+        calls.append(
+            Call(
+                label(args) if label else call_label(name, args),
+                expr or call_expr(name, len(args)),
+                args,
+                expect(reference, *args),
+                hidden,
+            )
+        )
     return calls
 
 
-def function_task(name: str, points: int, fixed: Sequence[tuple], reference: Callable,
-                  hidden: Sequence[tuple] = (), hint: str = "", compare: Compare = equal,
-                  answer: str | None = None) -> Task:
+def function_task(
+    name: str,
+    points: int,
+    fixed: Sequence[tuple],
+    reference: Callable,
+    hidden: Sequence[tuple] = (),
+    hint: str = "",
+    compare: Compare = equal,
+    answer: str | None = None,
+) -> Task:
     """A task that calls one function of the learner's on fixed and hidden arguments."""
     answer = answer or name
     calls = calls_of(answer, fixed, reference) + calls_of(answer, hidden, reference, hidden=True)
     return Task(name, points, (answer,), calls, hint, compare)
 
 
-def value_task(name: str, points: int, expected: Any, hint: str = "", compare: Compare = equal,
-               answer: str | None = None) -> Task:
+def value_task(
+    name: str,
+    points: int,
+    expected: Any,
+    hint: str = "",
+    compare: Compare = equal,
+    answer: str | None = None,
+) -> Task:
     """A task that reads one value the learner computed (no hidden inputs are possible)."""
     answer = answer or name
     return Task(name, points, (answer,), [Call(answer, answer, (), expected)], hint, compare)

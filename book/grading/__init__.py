@@ -1,4 +1,4 @@
-"""The judge behind ``python -m book.grade``: grading that the learner's kernel cannot talk into a grade.
+"""The judge behind ``python -m book.grade``: a grade the learner's kernel cannot talk into being.
 
 One module per idea:
 

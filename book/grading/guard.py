@@ -18,15 +18,27 @@ process; the hook is what still holds, less firmly, where it is not.
 import os
 import sys
 
-PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.fork", "os.forkpty", "os.posix_spawn",
-                            "os.spawn", "os.exec", "pty.spawn", "os.startfile"})
-NETWORK_EVENTS = frozenset({"socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg",
-                            "socket.getaddrinfo"})
+PROCESS_EVENTS = frozenset(
+    {
+        "subprocess.Popen",
+        "os.system",
+        "os.fork",
+        "os.forkpty",
+        "os.posix_spawn",
+        "os.spawn",
+        "os.exec",
+        "pty.spawn",
+        "os.startfile",
+    }
+)
+NETWORK_EVENTS = frozenset(
+    {"socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "socket.getaddrinfo"}
+)
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
 def install(config, log):
-    """Add the audit hook; config has 'forbidden', 'allowed' (read), 'writable' and 'noted' prefixes.
+    """Add the audit hook; config: 'forbidden', 'allowed' (read), 'writable', 'noted' prefixes.
 
     A file under 'noted' (the stubs of the checks and of the grader) may be read, since it holds
     nothing, but the read is logged: only a learner looking for the checks' source reads it.
@@ -38,7 +50,9 @@ def install(config, log):
     busy = []
 
     def inside(path, prefixes):
-        return any(path == prefix or path.startswith(prefix.rstrip(os.sep) + os.sep) for prefix in prefixes)
+        return any(
+            path == prefix or path.startswith(prefix.rstrip(os.sep) + os.sep) for prefix in prefixes
+        )
 
     def refuse(what, why=""):
         log.append(f"{what}: refused{why}")

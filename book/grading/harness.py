@@ -1,4 +1,4 @@
-"""The code the judge runs inside the learner's kernel, after the learner's cells: calls, no verdicts.
+"""The code the judge runs in the learner's kernel after the learner's cells: calls, no verdicts.
 
 Its text is sent as one cell per task (so it must use the standard library only: the book's
 modules are stubs in the graded kernel). For each call of the task it evaluates the call's
@@ -91,7 +91,7 @@ def from_wire(data):
 
 
 def describe(value):
-    """What the judge needs to know about an answer: defined, callable, its type and a short repr."""
+    """What the judge needs to know of an answer: callable or not, its type and a short repr."""
     try:
         text = repr(value)[:60]
     except Exception:

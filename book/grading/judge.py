@@ -76,8 +76,10 @@ def judge_data(checks: str, seed: int) -> tuple[list[Task], tuple[str, ...]]:
     """The check module's tasks for this seed and the modules it blocks while grading."""
     module = importlib.import_module(checks)
     if not hasattr(module, "judge_tasks"):
-        raise LookupError(f"{checks} has no judge_tasks(rng); see book.checks.core for what a check "
-                          "module must provide to be graded")
+        raise LookupError(
+            f"{checks} has no judge_tasks(rng); see book.checks.core for what a check "
+            "module must provide to be graded"
+        )
     return module.judge_tasks(random.Random(seed)), tuple(getattr(module, "REFERENCE", ()))
 
 
@@ -88,21 +90,32 @@ def _source(module) -> str:
 
 def guard_cell(config: dict) -> NotebookNode:
     """The first cell: the audit hook, before any of the learner's code."""
-    tail = ("\nimport sys\nsys.dont_write_bytecode = True\nimport book._grading_stub as _stub\n"
-            "install(CONFIG, _stub.LOG)\n")
-    source = (f"exec(compile({_source(guard) + tail!r}, '<grader>', 'exec'), {{'__name__': 'grader', "
-              f"'CONFIG': __import__('json').loads({json.dumps(config)!r})}})")
+    tail = (
+        "\nimport sys\nsys.dont_write_bytecode = True\nimport book._grading_stub as _stub\n"
+        "install(CONFIG, _stub.LOG)\n"
+    )
+    source = (
+        f"exec(compile({_source(guard) + tail!r}, '<grader>', 'exec'), {{'__name__': 'grader', "
+        f"'CONFIG': __import__('json').loads({json.dumps(config)!r})}})"
+    )
     return new_code_cell(source)
 
 
 def task_cell(task: Task, out: Path, seconds: float) -> NotebookNode:
     """One task's harness cell: the calls' expressions and arguments, never the expected values."""
-    spec = {"task": task.name, "answers": list(task.answers), "setup": task.setup,
-            "data": harness.to_wire(task.data),
-            "calls": [[call.expr, harness.to_wire(list(call.args))] for call in task.calls]}
-    source = (f"exec(compile({_source(harness) + chr(10) + 'run(USER, SPEC, OUT)'!r}, '<grader>', 'exec'), "
-              f"{{'__name__': 'grader', 'USER': globals(), 'SPEC': {json.dumps(spec)!r}, "
-              f"'OUT': {str(out)!r}}})")
+    spec = {
+        "task": task.name,
+        "answers": list(task.answers),
+        "setup": task.setup,
+        "data": harness.to_wire(task.data),
+        "calls": [[call.expr, harness.to_wire(list(call.args))] for call in task.calls],
+    }
+    code = _source(harness) + "\nrun(USER, SPEC, OUT)\n"
+    source = (
+        f"exec(compile({code!r}, '<grader>', 'exec'), "
+        f"{{'__name__': 'grader', 'USER': globals(), 'SPEC': {json.dumps(spec)!r}, "
+        f"'OUT': {str(out)!r}}})"
+    )
     cell = new_code_cell(source)
     cell.metadata[TIME_LIMIT_KEY] = seconds
     return cell
@@ -129,8 +142,13 @@ def _first_line(source: str) -> str:
     return line if len(line) <= 50 else line[:49] + "…"
 
 
-def cell_notes(cells: list[NotebookNode], numbers: list[int], problems: dict[int, str],
-               skipped: set[int], offset: int) -> list[str]:
+def cell_notes(
+    cells: list[NotebookNode],
+    numbers: list[int],
+    problems: dict[int, str],
+    skipped: set[int],
+    offset: int,
+) -> list[str]:
     """What happened in the learner's cells: errors, time-outs, printed passing lines."""
     notes = []
     for k, (cell, number) in enumerate(zip(cells, numbers)):
@@ -144,8 +162,10 @@ def cell_notes(cells: list[NotebookNode], numbers: list[int], problems: dict[int
             notes.append(f"{where} raised {error_of(cell)[:200]}")
         printed = [line for line in stdout_of(cell).splitlines() if PASS_LINE.search(line)]
         if printed:
-            notes.append(f"{where} printed a check's passing line ({printed[0][:60]!r}): printed lines "
-                         "never count, the grade is the judge's")
+            notes.append(
+                f"{where} printed a check's passing line ({printed[0][:60]!r}): printed lines "
+                "never count, the grade is the judge's"
+            )
     return notes
 
 
@@ -169,8 +189,17 @@ def learner_cells(submission: NotebookNode, is_check) -> tuple[list[NotebookNode
     return cells, numbers
 
 
-def grade_cells(path: Path, exercise: str, submission: NotebookNode, is_check, checks: str,
-                seed: int, limits: Limits, sandbox: Sandbox, hide: list[Path]) -> Grade:
+def grade_cells(
+    path: Path,
+    exercise: str,
+    submission: NotebookNode,
+    is_check,
+    checks: str,
+    seed: int,
+    limits: Limits,
+    sandbox: Sandbox,
+    hide: list[Path],
+) -> Grade:
     """Grade a submission (already read) whose check cells is_check(index, cell) recognizes."""
     start = time.monotonic()
     tasks, blocked = judge_data(checks, seed)
@@ -182,16 +211,27 @@ def grade_cells(path: Path, exercise: str, submission: NotebookNode, is_check, c
         hidden = hidden_paths([path.resolve().parent, *hide])
         mine, numbers = learner_cells(submission, is_check)
         outs = [scratch / f".grader-{nonce}-{k}.json" for k in range(len(tasks))]
-        cells = [guard_cell(guard_config(sandbox, scratch, lib, hidden)), *mine,
-                 *(task_cell(task, out, limits.cell_seconds) for task, out in zip(tasks, outs))]
+        cells = [
+            guard_cell(guard_config(sandbox, scratch, lib, hidden)),
+            *mine,
+            *(task_cell(task, out, limits.cell_seconds) for task, out in zip(tasks, outs)),
+        ]
         command = kernel_command(sandbox, limits, scratch, lib, hidden)
-        problems, skipped = run_cells(cells, command, scratch, limits.cell_seconds, limits.total_seconds)
+        problems, skipped = run_cells(
+            cells, command, scratch, limits.cell_seconds, limits.total_seconds
+        )
         records = [read_record(out) for out in outs]
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if problems.get(0) or error_of(cells[0]):  # unprotected grading must not count
-        return Grade(path, exercise, error=f"the grader could not prepare the kernel: "
-                     f"{problems.get(0) or error_of(cells[0])}", seed=seed, sandbox=sandbox.note)
+        return Grade(
+            path,
+            exercise,
+            error=f"the grader could not prepare the kernel: "
+            f"{problems.get(0) or error_of(cells[0])}",
+            seed=seed,
+            sandbox=sandbox.note,
+        )
     first = 1 + len(mine)
     verdicts = []
     for k, (task, record) in enumerate(zip(tasks, records)):
@@ -199,9 +239,23 @@ def grade_cells(path: Path, exercise: str, submission: NotebookNode, is_check, c
         if first + k in skipped:
             problem = "not run: the notebook's total time limit was reached"
         verdicts.append(judge_task(task, record, problem))
-    notes = [sandbox.note, *cell_notes(cells[1:first], numbers, problems, skipped, 1), *blocked_notes(records)]
-    notes += [f"while grading {task.name}, the answer printed a check's passing line "
-              f"({str(record['printed'][0])[:60]!r}): printed lines never count, the grade is the judge's"
-              for task, record in zip(tasks, records) if record and record.get("printed")]
-    return Grade(path, exercise, tasks=verdicts, notes=notes, seed=seed,
-                 seconds=round(time.monotonic() - start, 1), sandbox=sandbox.note)
+    notes = [
+        sandbox.note,
+        *cell_notes(cells[1:first], numbers, problems, skipped, 1),
+        *blocked_notes(records),
+    ]
+    notes += [
+        f"while grading {task.name}, the answer printed a check's passing line "
+        f"({str(record['printed'][0])[:60]!r}): printed lines never count, the grade is the judge's"
+        for task, record in zip(tasks, records)
+        if record and record.get("printed")
+    ]
+    return Grade(
+        path,
+        exercise,
+        tasks=verdicts,
+        notes=notes,
+        seed=seed,
+        seconds=round(time.monotonic() - start, 1),
+        sandbox=sandbox.note,
+    )

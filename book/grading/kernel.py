@@ -45,15 +45,27 @@ class SandboxedClient(_Client):
     def create_kernel_manager(self) -> AsyncKernelManager:
         """A manager that starts the sandboxed command and talks over ipc sockets."""
         specs = _SpecOf()
-        specs.spec = KernelSpec(resource_dir=RESOURCES, argv=self.argv, env=self.env,
-                                display_name="graded", language="python", interrupt_mode="message")
-        self.km = AsyncKernelManager(kernel_name="graded", kernel_spec_manager=specs, transport="ipc",
-                                     ip=str(self.sockets / "k"),
-                                     connection_file=str(self.sockets / "kernel.json"))
+        specs.spec = KernelSpec(
+            resource_dir=RESOURCES,
+            argv=self.argv,
+            env=self.env,
+            display_name="graded",
+            language="python",
+            interrupt_mode="message",
+        )
+        self.km = AsyncKernelManager(
+            kernel_name="graded",
+            kernel_spec_manager=specs,
+            transport="ipc",
+            ip=str(self.sockets / "k"),
+            connection_file=str(self.sockets / "kernel.json"),
+        )
         return self.km
 
-    async def async_execute_cell(self, cell: NotebookNode, cell_index: int, *args, **kwargs) -> NotebookNode:
-        """Run the cell unless the notebook's deadline has passed (then it is recorded as skipped)."""
+    async def async_execute_cell(
+        self, cell: NotebookNode, cell_index: int, *args, **kwargs
+    ) -> NotebookNode:
+        """Run the cell unless the notebook's deadline has passed (then record it as skipped)."""
         if time.monotonic() >= self.deadline:
             self.skipped.add(cell_index)
             return cell
@@ -74,17 +86,29 @@ def cell_timeout(cell: NotebookNode, default: float, deadline: float) -> float:
     return max(1.0, min(limit, deadline - time.monotonic()))
 
 
-def run_cells(cells: list[NotebookNode], command: tuple[list[str], dict[str, str]], scratch: Path,
-              cell_seconds: float, total_seconds: float) -> tuple[dict[int, str], set[int]]:
+def run_cells(
+    cells: list[NotebookNode],
+    command: tuple[list[str], dict[str, str]],
+    scratch: Path,
+    cell_seconds: float,
+    total_seconds: float,
+) -> tuple[dict[int, str], set[int]]:
     """Run the cells in place; return ({index: problem} for cells that did not finish, skipped)."""
     sockets = scratch / ".kernel"
     sockets.mkdir(exist_ok=True)
     deadline = time.monotonic() + total_seconds
     nb = NotebookNode({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
-    client = SandboxedClient(nb, timeout=cell_seconds, allow_errors=True, record_timing=False,
-                             shutdown_kernel="immediate", startup_timeout=120, log=quiet_log(),
-                             resources={"metadata": {"path": str(scratch)}},
-                             timeout_func=lambda cell: cell_timeout(cell, cell_seconds, deadline))
+    client = SandboxedClient(
+        nb,
+        timeout=cell_seconds,
+        allow_errors=True,
+        record_timing=False,
+        shutdown_kernel="immediate",
+        startup_timeout=120,
+        log=quiet_log(),
+        resources={"metadata": {"path": str(scratch)}},
+        timeout_func=lambda cell: cell_timeout(cell, cell_seconds, deadline),
+    )
     client.argv, client.env = command
     client.sockets, client.deadline, client.skipped = sockets, deadline, set()
     problems = asyncio.run(_run(client, cells, cell_seconds))

@@ -18,18 +18,26 @@ MB = 1024 * 1024
 
 def set_limits(memory_mb: int, cpu_seconds: int, file_mb: int) -> None:
     """Apply the limits to this process (0 leaves a limit as it is)."""
-    for limit, value in [(resource.RLIMIT_AS, memory_mb * MB), (resource.RLIMIT_CPU, cpu_seconds),
-                         (resource.RLIMIT_FSIZE, file_mb * MB), (resource.RLIMIT_CORE, 0)]:
+    for limit, value in [
+        (resource.RLIMIT_AS, memory_mb * MB),
+        (resource.RLIMIT_CPU, cpu_seconds),
+        (resource.RLIMIT_FSIZE, file_mb * MB),
+        (resource.RLIMIT_CORE, 0),
+    ]:
         if value or limit == resource.RLIMIT_CORE:
             resource.setrlimit(limit, (value, value))
 
 
 def main(argv: list[str] | None = None) -> None:
     """Parse the limits, apply them and replace this process by the command."""
-    parser = argparse.ArgumentParser(prog="python -m book.grading.launch", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m book.grading.launch", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--memory-mb", type=int, default=0, help="address space limit (0: none)")
     parser.add_argument("--cpu-seconds", type=int, default=0, help="CPU time limit (0: none)")
-    parser.add_argument("--file-mb", type=int, default=0, help="largest file the command may write (0: none)")
+    parser.add_argument(
+        "--file-mb", type=int, default=0, help="largest file the command may write (0: none)"
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- then the command to run")
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command

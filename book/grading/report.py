@@ -29,13 +29,19 @@ def error_classes(grade: Grade) -> str:
 def format_grade(grade: Grade) -> str:
     """A submission's table: one row per task, then the total, the seed and the notes."""
     width = max([len(task.task) for task in grade.tasks] + [5])
-    rows = [f"== {shown(grade.submission)} (exercise {grade.exercise}, learner {grade.learner})",
-            f"{'task':<{width}}  {'points':>6}  result"]
+    rows = [
+        f"== {shown(grade.submission)} (exercise {grade.exercise}, learner {grade.learner})",
+        f"{'task':<{width}}  {'points':>6}  result",
+    ]
     for task in grade.tasks:
-        result = f"{SYMBOL[task.status]} {task.status}" + (f": {_cut(task.message, 300)}" if task.message else "")
+        result = f"{SYMBOL[task.status]} {task.status}" + (
+            f": {_cut(task.message, 300)}" if task.message else ""
+        )
         rows.append(f"{task.task:<{width}}  {f'{task.points}/{task.max_points}':>6}  {result}")
-    rows.append(f"{'total':<{width}}  {f'{grade.points}/{grade.max_points}':>6}  "
-                f"(hidden cases from seed {grade.seed}, {grade.seconds:g} s)")
+    rows.append(
+        f"{'total':<{width}}  {f'{grade.points}/{grade.max_points}':>6}  "
+        f"(hidden cases from seed {grade.seed}, {grade.seconds:g} s)"
+    )
     rows += [f"note: {note}" for note in grade.notes]
     return "\n".join(rows) + "\n"
 
@@ -48,7 +54,9 @@ def format_class(grades: list[Grade]) -> str:
     for name, grade in zip(names, grades):
         passed = sum(task.status == "passed" for task in grade.tasks)
         score = "error" if grade.error else f"{grade.points}/{grade.max_points}"
-        rows.append(f"{name:<{width}}  {grade.exercise:<24}  {score:>7}  {passed}/{len(grade.tasks)}")
+        rows.append(
+            f"{name:<{width}}  {grade.exercise:<24}  {score:>7}  {passed}/{len(grade.tasks)}"
+        )
     return "\n".join(rows) + "\n"
 
 
@@ -57,13 +65,36 @@ def write_csv(grades: list[Grade], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as file:
         writer = csv.writer(file)
-        writer.writerow(["learner", "exercise", "submission", "points", "max_points", "seed", "seconds",
-                         "error_classes", "failed_tasks", "error"])
+        writer.writerow(
+            [
+                "learner",
+                "exercise",
+                "submission",
+                "points",
+                "max_points",
+                "seed",
+                "seconds",
+                "error_classes",
+                "failed_tasks",
+                "error",
+            ]
+        )
         for grade in grades:
             failed = " ".join(task.task for task in grade.tasks if task.status != "passed")
-            writer.writerow([grade.learner, grade.exercise, shown(grade.submission), grade.points,
-                             grade.max_points, grade.seed, grade.seconds, error_classes(grade), failed,
-                             grade.error])
+            writer.writerow(
+                [
+                    grade.learner,
+                    grade.exercise,
+                    shown(grade.submission),
+                    grade.points,
+                    grade.max_points,
+                    grade.seed,
+                    grade.seconds,
+                    error_classes(grade),
+                    failed,
+                    grade.error,
+                ]
+            )
 
 
 def write_tasks_csv(grades: list[Grade], path: Path) -> None:
@@ -71,16 +102,51 @@ def write_tasks_csv(grades: list[Grade], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as file:
         writer = csv.writer(file)
-        writer.writerow(["learner", "exercise", "submission", "task", "points", "max_points", "status",
-                         "error_class", "seed", "message"])
+        writer.writerow(
+            [
+                "learner",
+                "exercise",
+                "submission",
+                "task",
+                "points",
+                "max_points",
+                "status",
+                "error_class",
+                "seed",
+                "message",
+            ]
+        )
         for grade in grades:
             if grade.error:
-                writer.writerow([grade.learner, "", shown(grade.submission), "", 0, 0, "error",
-                                 "not graded", grade.seed, grade.error])
+                writer.writerow(
+                    [
+                        grade.learner,
+                        "",
+                        shown(grade.submission),
+                        "",
+                        0,
+                        0,
+                        "error",
+                        "not graded",
+                        grade.seed,
+                        grade.error,
+                    ]
+                )
             for task in grade.tasks:
-                writer.writerow([grade.learner, grade.exercise, shown(grade.submission), task.task,
-                                 task.points, task.max_points, task.status, task.error_class, grade.seed,
-                                 task.message])
+                writer.writerow(
+                    [
+                        grade.learner,
+                        grade.exercise,
+                        shown(grade.submission),
+                        task.task,
+                        task.points,
+                        task.max_points,
+                        task.status,
+                        task.error_class,
+                        grade.seed,
+                        task.message,
+                    ]
+                )
 
 
 def learner_report(grades: list[Grade]) -> str:
@@ -90,10 +156,16 @@ def learner_report(grades: list[Grade]) -> str:
         if grade.error:
             lines += [f"{shown(grade.submission)}: not graded: {grade.error}", ""]
             continue
-        lines.append(f"Exercise {grade.exercise}: {grade.points}/{grade.max_points} points "
-                     f"(hidden cases from seed {grade.seed})")
+        lines.append(
+            f"Exercise {grade.exercise}: {grade.points}/{grade.max_points} points "
+            f"(hidden cases from seed {grade.seed})"
+        )
         for task in grade.tasks:
-            mark = "passed" if task.status == "passed" else f"{task.status} ({task.error_class}): {task.message}"
+            mark = (
+                "passed"
+                if task.status == "passed"
+                else f"{task.status} ({task.error_class}): {task.message}"
+            )
             lines.append(f"  {task.task} {task.points}/{task.max_points}: {mark}")
         lines += [f"  note: {note}" for note in grade.notes] + [""]
     return "\n".join(lines)

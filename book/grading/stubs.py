@@ -20,7 +20,7 @@ PACKAGE = Path(book.__file__).resolve().parent
 LOG_MODULE = "book._grading_stub"  # the harness reads LOG from it (harness.GRADING_LOG)
 ALWAYS_BLOCKED = ("book.checks", "book.grade", "book.grading", "book.exercises", "book.notebooks")
 
-SUPPORT = '''"""Stub support for grading: placeholders for code that is not available while grading."""
+SUPPORT = '''"""Stub support: placeholders for code that is not available while grading."""
 
 import importlib
 import importlib.util

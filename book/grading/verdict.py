@@ -17,8 +17,10 @@ from book.checks.spec import Call, Raises, Task
 from book.grading.harness import from_wire
 
 BLOCKED = "ReferenceUnavailable"
-UNDEFINED = ("`{name}` is not defined yet — write it in the cell above and run that cell "
-             "(if the cell raised an error, fix that first)")
+UNDEFINED = (
+    "`{name}` is not defined yet — write it in the cell above and run that cell "
+    "(if the cell raised an error, fix that first)"
+)
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,10 @@ def case_failure(call: Call, result: dict | None, compare) -> tuple[str, str] | 
         if "raised" in result:
             kind, detail = _raised(call, result)
             return kind, f"{detail} (expected {expected.name})"
-        return "wrong", f"{call.label} should raise {expected.name}, but returned {show(_decoded(result))}"
+        return (
+            "wrong",
+            f"{call.label} should raise {expected.name}, but returned {show(_decoded(result))}",
+        )
     if "raised" in result:
         return _raised(call, result)
     got = _decoded(result)
@@ -88,8 +93,10 @@ def _answer_problem(task: Task, record: dict) -> str | None:
             return UNDEFINED.format(name=name)
         if name not in values and not answers[name].get("callable"):
             info = answers[name]
-            return (f"`{name}` should be a function, but it is {info.get('type', '?')} "
-                    f"{str(info.get('repr', ''))[:40]}")
+            return (
+                f"`{name}` should be a function, but it is {info.get('type', '?')} "
+                f"{str(info.get('repr', ''))[:40]}"
+            )
     return None
 
 
@@ -98,25 +105,48 @@ def judge_task(task: Task, record: dict | None, problem: str | None = None) -> T
     zero = TaskGrade(task.name, 0, task.points, "failed")
     if record is None:
         if problem and problem.startswith("timed out"):
-            return TaskGrade(task.name, 0, task.points, "timed out", f"the task's calls {problem}", "timeout")
+            return TaskGrade(
+                task.name, 0, task.points, "timed out", f"the task's calls {problem}", "timeout"
+            )
         if problem and problem.startswith("not run"):
             return TaskGrade(task.name, 0, task.points, "not run", problem, "not run")
         if problem:
-            return TaskGrade(task.name, 0, task.points, "error", f"while grading this task, {problem}",
-                             "kernel died")
-        return TaskGrade(task.name, 0, task.points, "error", "the grader got no result for this task "
-                         "(did the notebook replace a module the grader uses?)", "no result")
+            return TaskGrade(
+                task.name,
+                0,
+                task.points,
+                "error",
+                f"while grading this task, {problem}",
+                "kernel died",
+            )
+        return TaskGrade(
+            task.name,
+            0,
+            task.points,
+            "error",
+            "the grader got no result for this task "
+            "(did the notebook replace a module the grader uses?)",
+            "no result",
+        )
     trouble = _answer_problem(task, record)
     if trouble:
         kind = "undefined" if "not defined" in trouble else "not a function"
         return TaskGrade(task.name, 0, task.points, "failed", trouble + ".", kind)
     if record.get("setup_error"):
-        return TaskGrade(task.name, 0, task.points, "error",
-                         f"the grader could not prepare this task: {record['setup_error']}", "grader")
+        return TaskGrade(
+            task.name,
+            0,
+            task.points,
+            "error",
+            f"the grader could not prepare this task: {record['setup_error']}",
+            "grader",
+        )
     results = record.get("results", [])
     failures = []
     for index, call in enumerate(task.calls):
-        result = results[index] if index < len(results) and isinstance(results[index], dict) else None
+        result = (
+            results[index] if index < len(results) and isinstance(results[index], dict) else None
+        )
         failure = case_failure(call, result, task.compare)
         if failure:
             failures.append((call, *failure))
@@ -127,11 +157,17 @@ def judge_task(task: Task, record: dict | None, problem: str | None = None) -> T
         _, kind, detail = fixed[0]
         if kind == "not attempted":
             return TaskGrade(task.name, 0, task.points, zero.status, f"{detail}.", kind)
-        return TaskGrade(task.name, 0, task.points, zero.status, _with_hint(detail, task.hint), kind)
+        return TaskGrade(
+            task.name, 0, task.points, zero.status, _with_hint(detail, task.hint), kind
+        )
     if failures:
         _, kind, detail = failures[0]
         n_fixed = sum(not call.hidden for call in task.calls)
-        note = (f"all {n_fixed} cases of the notebook's check pass, but a hidden case fails, as an "
-                f"answer written for those cases would: hidden case {detail}")
-        return TaskGrade(task.name, 0, task.points, zero.status, _with_hint(note, task.hint), "hidden cases")
+        note = (
+            f"all {n_fixed} cases of the notebook's check pass, but a hidden case fails, as an "
+            f"answer written for those cases would: hidden case {detail}"
+        )
+        return TaskGrade(
+            task.name, 0, task.points, zero.status, _with_hint(note, task.hint), "hidden cases"
+        )
     return TaskGrade(task.name, task.points, task.points, "passed")
