@@ -3,7 +3,7 @@
     python -m book.exercises              # regenerate every exercise from solutions/
     python -m book.exercises --check      # exit 1 listing exercises that are out of date
     python -m book.exercises PATH --out DIR
-    python -m book.exercises --force      # also over a notebook holding a learner's work (kept as a backup)
+    python -m book.exercises --force      # also over a learner's work (kept as a backup)
 
 What changes from a solutions notebook to its exercise notebook:
 
@@ -50,7 +50,9 @@ BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 PLACEHOLDER = ("# YOUR CODE HERE", "raise NotImplementedError()")
 MODEL_ANSWER_TAG = "model-answer"
 YOUR_ANSWER = "**Your answer:** _double-click this cell and write your answer here._"
-FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|:{3,})\{(dropdown|admonition)\}\s*(?P<title>.*)$")
+FENCE = re.compile(
+    r"^(?P<indent>\s*)(?P<fence>`{3,}|:{3,})\{(dropdown|admonition)\}\s*(?P<title>.*)$"
+)
 
 
 class ExerciseError(NotebookError):
@@ -72,7 +74,9 @@ def solution_blocks(source: str, where: str = "cell") -> list[tuple[int, int, st
             blocks.append((begin, number, indent))
             begin = None
     if begin is not None:
-        raise ExerciseError(f"{where}: {BEGIN} on line {begin + 1} has no {END}; add it after the solution")
+        raise ExerciseError(
+            f"{where}: {BEGIN} on line {begin + 1} has no {END}; add it after the solution"
+        )
     return blocks
 
 
@@ -103,9 +107,13 @@ def hide_model_answers(markdown: str, where: str = "cell") -> str:
             out.append(lines[index])
             index += 1
             continue
-        close = next((k for k in range(index + 1, len(lines)) if _closes(lines[k], opening["fence"])), None)
+        close = next(
+            (k for k in range(index + 1, len(lines)) if _closes(lines[k], opening["fence"])), None
+        )
         if close is None:
-            raise ExerciseError(f"{where}: the model answer opened by {lines[index].strip()!r} is never closed")
+            raise ExerciseError(
+                f"{where}: the model answer opened by {lines[index].strip()!r} is never closed"
+            )
         out.append(opening["indent"] + YOUR_ANSWER)
         index = close + 1
     return "\n".join(out)
@@ -115,14 +123,20 @@ def check_task(cell: NotebookNode, where: str) -> dict:
     """{'task': name, 'points': P} read from a solutions check cell's stored passing line."""
     if solution_blocks(cell.source, where):
         raise ExerciseError(f"{where}: a check cell must not contain a solution block")
-    others = [out.output_type if out.output_type != "stream" else f"{out.name} text"
-              for out in cell.outputs if not (out.output_type == "stream" and out.name == "stdout")]
+    others = [
+        out.output_type if out.output_type != "stream" else f"{out.name} text"
+        for out in cell.outputs
+        if not (out.output_type == "stream" and out.name == "stdout")
+    ]
     line = stdout_of(cell)
     found = PASS_LINE.fullmatch(line.rstrip("\n"))
     if cell.execution_count is None or others or not found or line.count("\n") != 1:
         got = f"stored output {line!r}" + (f" plus {', '.join(others)}" if others else "")
-        raise ExerciseError(f"{where}: a check cell must store exactly its passing line '✔ <task>: ... — P/P points' "
-                            f"({got}); fix the solution, then run python -m book.notebooks execute on the notebook")
+        raise ExerciseError(
+            f"{where}: a check cell must store exactly its passing line "
+            f"'✔ <task>: ... — P/P points' "
+            f"({got}); fix the solution, then run python -m book.notebooks execute on the notebook"
+        )
     return {"task": found["task"], "points": int(found["points"])}
 
 
@@ -148,15 +162,23 @@ def exercise_cell(cell: NotebookNode, where: str) -> NotebookNode:
 
 def checks_of(cells: list[NotebookNode], name: str) -> str | None:
     """The one check module the check cells import (``from book.checks import chNN``), or None."""
-    found = {match for cell in cells if "book" in cell.metadata
-             for match in re.findall(r"from book\.checks import (\w+)", cell.source)}
+    found = {
+        match
+        for cell in cells
+        if "book" in cell.metadata
+        for match in re.findall(r"from book\.checks import (\w+)", cell.source)
+    }
     if len(found) > 1:
-        raise ExerciseError(f"{name}: the check cells import several check modules ({', '.join(sorted(found))}); "
-                            "an exercise has one")
+        raise ExerciseError(
+            f"{name}: the check cells import several check modules ({', '.join(sorted(found))}); "
+            "an exercise has one"
+        )
     return f"book.checks.{found.pop()}" if found else None
 
 
-def make_exercise(solutions: NotebookNode, name: str = "notebook", exercise: str | None = None) -> NotebookNode:
+def make_exercise(
+    solutions: NotebookNode, name: str = "notebook", exercise: str | None = None
+) -> NotebookNode:
     """The exercise notebook generated from a solutions notebook (name is used in error messages).
 
     exercise, the exercise's name (the solutions file's stem), is recorded in the metadata.
@@ -164,24 +186,34 @@ def make_exercise(solutions: NotebookNode, name: str = "notebook", exercise: str
     cells = []
     for index, cell in enumerate(solutions.cells):
         if not cell.get("id"):
-            raise ExerciseError(f"{name}: cell {index} has no id (nbformat 4.5); "
-                                "run python -m book.notebooks execute on it to save it with ids")
+            raise ExerciseError(
+                f"{name}: cell {index} has no id (nbformat 4.5); "
+                "run python -m book.notebooks execute on it to save it with ids"
+            )
         cells.append(exercise_cell(cell, f"{name}, cell {index}"))
     tasks = [cell.metadata.book["task"] for cell in cells if "book" in cell.metadata]
     repeated = sorted({task for task in tasks if tasks.count(task) > 1})
     if repeated:
-        raise ExerciseError(f"{name}: task names must be unique, but {', '.join(repeated)} is checked twice")
+        raise ExerciseError(
+            f"{name}: task names must be unique, but {', '.join(repeated)} is checked twice"
+        )
     metadata = {key: value for key, value in solutions.metadata.items() if key != "widgets"}
     identity = {"exercise": exercise, "checks": checks_of(cells, name)}
     if any(identity.values()):
         metadata["book"] = {key: value for key, value in identity.items() if value}
-    return NotebookNode(nbformat=4, nbformat_minor=max(solutions.nbformat_minor, 5),
-                        metadata=NotebookNode(metadata), cells=cells)
+    return NotebookNode(
+        nbformat=4,
+        nbformat_minor=max(solutions.nbformat_minor, 5),
+        metadata=NotebookNode(metadata),
+        cells=cells,
+    )
 
 
 def exercise_text(solutions_path: Path) -> str:
     """The exact text of the exercise notebook generated from a solutions notebook file."""
-    return notebook_text(make_exercise(read_notebook(solutions_path), shown(solutions_path), solutions_path.stem))
+    return notebook_text(
+        make_exercise(read_notebook(solutions_path), shown(solutions_path), solutions_path.stem)
+    )
 
 
 def learner_work(existing: NotebookNode, generated: NotebookNode) -> list[str]:
@@ -195,11 +227,21 @@ def learner_work(existing: NotebookNode, generated: NotebookNode) -> list[str]:
     signs = []
     for index, cell in enumerate(existing.cells):
         template = fresh.get(cell.get("id"))
-        if cell.cell_type == "code" and not is_check_cell(cell) and (cell.get("outputs") or cell.get("execution_count")):
+        if (
+            cell.cell_type == "code"
+            and not is_check_cell(cell)
+            and (cell.get("outputs") or cell.get("execution_count"))
+        ):
             signs.append(f"cell {index} was run")
-        elif template is not None and template.source.count(PLACEHOLDER[1]) > cell.source.count(PLACEHOLDER[1]):
+        elif template is not None and template.source.count(PLACEHOLDER[1]) > cell.source.count(
+            PLACEHOLDER[1]
+        ):
             signs.append(f"cell {index} has code in place of `{PLACEHOLDER[1]}`")
-        elif template is not None and YOUR_ANSWER in template.source and YOUR_ANSWER not in cell.source:
+        elif (
+            template is not None
+            and YOUR_ANSWER in template.source
+            and YOUR_ANSWER not in cell.source
+        ):
             signs.append(f"cell {index} holds a written answer")
     return signs
 
@@ -212,37 +254,63 @@ def backup_path(exercise: Path) -> Path:
 def _targets(names: list[str], out: Path | None) -> list[tuple[Path, Path]]:
     """(solutions path, exercise path) pairs for the command line's arguments."""
     if not names and not SOLUTIONS.is_dir():
-        raise ExerciseError(f"there is no {shown(SOLUTIONS)}/ folder next to the book package; "
-                            "run this in a clone of the repository (pip install -e .)")
+        raise ExerciseError(
+            f"there is no {shown(SOLUTIONS)}/ folder next to the book package; "
+            "run this in a clone of the repository (pip install -e .)"
+        )
     if not names:
-        return [(path, (out or EXERCISES) / path.name) for path in sorted(SOLUTIONS.glob("*.ipynb"))]
+        return [
+            (path, (out or EXERCISES) / path.name) for path in sorted(SOLUTIONS.glob("*.ipynb"))
+        ]
     pairs = []
     for name in names:
         path = Path(name) if name.endswith(".ipynb") else SOLUTIONS / f"{name}.ipynb"
         if not path.is_file():
             raise ExerciseError(f"{name}: no such solutions notebook ({shown(path)})")
         if out is None and path.resolve().parent != SOLUTIONS.resolve():
-            raise ExerciseError(f"{shown(path)} is not in {shown(SOLUTIONS)}/, so its exercise does not belong in "
-                                f"{shown(EXERCISES)}/; pass --out DIR to say where to write it")
+            raise ExerciseError(
+                f"{shown(path)} is not in {shown(SOLUTIONS)}/, so its exercise does not belong in "
+                f"{shown(EXERCISES)}/; pass --out DIR to say where to write it"
+            )
         pairs.append((path, (out or EXERCISES) / path.name))
     return pairs
 
 
 def _orphans() -> list[Path]:
     """Exercises in the repository's exercises/ that no solutions notebook generates."""
-    return [path for path in sorted(EXERCISES.glob("*.ipynb")) if not (SOLUTIONS / path.name).exists()]
+    return [
+        path for path in sorted(EXERCISES.glob("*.ipynb")) if not (SOLUTIONS / path.name).exists()
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line; exit 0 done/up to date, 1 out of date (--check), 2 a notebook or usage error."""
-    parser = argparse.ArgumentParser(prog="python -m book.exercises", description=__doc__.split("\n\n")[0],
-                                     epilog="Exit status: 0 done (or up to date), 1 out of date (--check), 2 error.")
-    parser.add_argument("notebooks", nargs="*", metavar="SOLUTIONS",
-                        help="solutions notebooks (paths, or stems like 01_text_to_numbers); default: all of solutions/")
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if an exercise differs")
-    parser.add_argument("--out", type=Path, metavar="DIR", help="write (or check) the exercises in DIR instead of exercises/")
-    parser.add_argument("--force", action="store_true",
-                        help="regenerate even an exercise that holds a learner's work (a backup copy is kept)")
+    """Command line; exit 0 done, 1 out of date (--check), 2 a notebook or usage error."""
+    parser = argparse.ArgumentParser(
+        prog="python -m book.exercises",
+        description=__doc__.split("\n\n")[0],
+        epilog="Exit status: 0 done (or up to date), 1 out of date (--check), 2 error.",
+    )
+    parser.add_argument(
+        "notebooks",
+        nargs="*",
+        metavar="SOLUTIONS",
+        help="solutions notebooks (paths, or stems like 01_text_to_numbers); "
+        "default: all of solutions/",
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 if an exercise differs"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="write (or check) the exercises in DIR instead of exercises/",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="regenerate even an exercise that holds a learner's work (a backup copy is kept)",
+    )
     args = parser.parse_args(argv)
     try:
         pairs = _targets(args.notebooks, args.out)
@@ -251,13 +319,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     orphans = _orphans() if not args.notebooks and args.out is None else []
-    stale = [exercise for exercise, text in texts
-             if not exercise.is_file() or exercise.read_text(encoding="utf-8") != text]
+    stale = [
+        exercise
+        for exercise, text in texts
+        if not exercise.is_file() or exercise.read_text(encoding="utf-8") != text
+    ]
     if args.check:
         for exercise in stale:
             print(f"{shown(exercise)} differs from what its solutions notebook generates")
         for orphan in orphans:
-            print(f"{shown(orphan)} has no solutions notebook; delete it or add solutions/{orphan.name}")
+            print(
+                f"{shown(orphan)} has no solutions notebook; "
+                f"delete it or add solutions/{orphan.name}"
+            )
         if stale or orphans:
             print("run python -m book.exercises to regenerate", file=sys.stderr)
             return 1
@@ -269,9 +343,13 @@ def main(argv: list[str] | None = None) -> int:
             signs = _learner_work_in(exercise, text)
             if signs and not args.force:
                 refused += 1
-                print(f"error: {shown(exercise)} holds your work ({'; '.join(signs)}), so it was not "
-                      f"regenerated. Move it elsewhere (e.g. my_work/) and run again, or pass --force "
-                      f"to regenerate it after keeping a copy.", file=sys.stderr)
+                print(
+                    f"error: {shown(exercise)} holds your work ({'; '.join(signs)}), so it was not "
+                    f"regenerated. Move it elsewhere (e.g. my_work/) and run again, or pass "
+                    f"--force "
+                    f"to regenerate it after keeping a copy.",
+                    file=sys.stderr,
+                )
                 continue
             if signs:
                 backup = backup_path(exercise)

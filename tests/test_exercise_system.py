@@ -24,23 +24,29 @@ from notebook_paths import notebooks
 
 from book import exercises, grade
 from book.checks import core, demo
-from book.grading import judge
 from book.exercises import make_exercise, solution_blocks, strip_solutions
+from book.grading import judge
 from book.notebooks import ROOT, is_check_cell, notebook_text, read_notebook
 
 DEMO = Path(__file__).parent / "fixtures" / "solutions" / "99_demo.ipynb"
 CHAPTERS = notebooks("solutions")
 PLACEHOLDER = "# YOUR CODE HERE\nraise NotImplementedError()"
-ENDLESS_TIMEOUT = 4  # seconds per cell in the endless-loop test: short, but ample for the demo's cells
+ENDLESS_TIMEOUT = (
+    4  # seconds per cell in the endless-loop test: short, but ample for the demo's cells
+)
 
 slow = pytest.mark.slow  # runs kernels
 
 
-# --- building variants of an exercise notebook ---------------------------------------------------
+# --- building variants of an exercise notebook ----------------------------------------------------
 
-def fill(exercise: nbformat.NotebookNode, solutions: nbformat.NotebookNode,
-         replace: dict[str, str] | None = None) -> nbformat.NotebookNode:
-    """The exercise with each placeholder replaced by its solution block (or by replace[cell id])."""
+
+def fill(
+    exercise: nbformat.NotebookNode,
+    solutions: nbformat.NotebookNode,
+    replace: dict[str, str] | None = None,
+) -> nbformat.NotebookNode:
+    """The exercise with each placeholder replaced by its solution block (or replace[cell id])."""
     nb = nbformat.reads(notebook_text(exercise), as_version=4)
     by_id = {cell.id: cell for cell in solutions.cells}
     for cell in nb.cells:
@@ -67,13 +73,18 @@ def passing_line(cell: nbformat.NotebookNode) -> str:
 
 
 def tamper(exercise: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """The unanswered exercise with cheats that must earn nothing, taking turns over the check cells:
+    """The unanswered exercise with cheats that must earn nothing, taking turns over the checks:
     the check cell edited to print its passing line; the check cell replaced by a learner cell
     printing it; the line printed at the top of the answer cell above the check."""
     nb = nbformat.reads(notebook_text(exercise), as_version=4)
     for turn, index in reversed(list(enumerate(check_indices(nb)))):
-        cell, cheat = nb.cells[index], f"# NBVAL_CHECK_OUTPUT\nprint({passing_line(nb.cells[index])!r})"
-        answer = next((k for k in range(index - 1, -1, -1) if nb.cells[k].cell_type == "code"), None)
+        cell, cheat = (
+            nb.cells[index],
+            f"# NBVAL_CHECK_OUTPUT\nprint({passing_line(nb.cells[index])!r})",
+        )
+        answer = next(
+            (k for k in range(index - 1, -1, -1) if nb.cells[k].cell_type == "code"), None
+        )
         if turn % 3 == 0 or answer is None:
             cell.source = cheat
         elif turn % 3 == 1:
@@ -84,13 +95,21 @@ def tamper(exercise: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 def rearrange(filled: nbformat.NotebookNode) -> dict:
-    """A correct notebook a learner has moved things around in, saved without cell ids (nbformat 4.4):
+    """A correct notebook a learner moved things around in, saved without cell ids (nbformat 4.4):
     first check deleted, second check edited, a scratch cell added above the third check."""
     nb = json.loads(notebook_text(filled))
     first, second, third = check_indices(filled)[:3]
     nb["cells"][second]["source"] = "print('I changed the check')"
-    nb["cells"].insert(third, {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                               "source": "scratch = encode('scratch')\nprint(scratch)"})
+    nb["cells"].insert(
+        third,
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "metadata": {},
+            "outputs": [],
+            "source": "scratch = encode('scratch')\nprint(scratch)",
+        },
+    )
     del nb["cells"][first]
     for cell in nb["cells"]:
         cell.pop("id", None)
@@ -98,16 +117,21 @@ def rearrange(filled: nbformat.NotebookNode) -> dict:
     return nb
 
 
-# --- running the tools -----------------------------------------------------------------------------
+# --- running the tools ----------------------------------------------------------------------------
+
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     """Run a command with this Python, capturing text output."""
-    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=900, check=False)
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=900, check=False
+    )
 
 
 def grade_cli(*args: str) -> tuple[subprocess.CompletedProcess, dict[tuple[str, str], dict]]:
-    """Run python -m book.grade with --tasks-csv; return the process and {(file name, task): row}."""
-    csv_path = Path(args[0]).parent / f"grades-{hashlib.md5(repr(args).encode()).hexdigest()[:8]}.csv"
+    """Run python -m book.grade with --tasks-csv; return the process, {(file name, task): row}."""
+    csv_path = (
+        Path(args[0]).parent / f"grades-{hashlib.md5(repr(args).encode()).hexdigest()[:8]}.csv"
+    )
     done = run("-m", "book.grade", *args, "--tasks-csv", str(csv_path))
     assert done.returncode in (0, 1), done.stdout + done.stderr
     with open(csv_path, encoding="utf-8") as file:
@@ -116,11 +140,24 @@ def grade_cli(*args: str) -> tuple[subprocess.CompletedProcess, dict[tuple[str, 
 
 
 def nbval(mode: str, *paths: Path) -> tuple[subprocess.CompletedProcess, set[str]]:
-    """Run pytest --nbval or --nbval-lax on notebooks; return the process and the failing files' names."""
-    done = run("-m", "pytest", mode, "--nbval-current-env", "-p", "no:cacheprovider", "-q", "-rfE",
-               "-o", "addopts=", *map(str, paths))
-    failing = {Path(match).name
-               for match in re.findall(r"^(?:FAILED|ERROR) (\S+?\.ipynb)", done.stdout, re.MULTILINE)}
+    """Run pytest --nbval or --nbval-lax on notebooks; return the process, the failing files."""
+    done = run(
+        "-m",
+        "pytest",
+        mode,
+        "--nbval-current-env",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "-rfE",
+        "-o",
+        "addopts=",
+        *map(str, paths),
+    )
+    failing = {
+        Path(match).name
+        for match in re.findall(r"^(?:FAILED|ERROR) (\S+?\.ipynb)", done.stdout, re.MULTILINE)
+    }
     return done, failing
 
 
@@ -168,13 +205,17 @@ def build(solutions_path: Path, tmp: Path) -> Graded:
     filled = fill(exercise, solutions)
     folder = tmp / "submissions"
     folder.mkdir()
-    variants = {name: folder / f"{name}_{stem}.ipynb" for name in ("exercise", "tampered", "filled")}
+    variants = {
+        name: folder / f"{name}_{stem}.ipynb" for name in ("exercise", "tampered", "filled")
+    }
     variants["exercise"].write_text(exercise_path.read_text(encoding="utf-8"), encoding="utf-8")
     variants["tampered"].write_text(notebook_text(tamper(exercise)), encoding="utf-8")
     variants["filled"].write_text(notebook_text(filled), encoding="utf-8")
     if solutions_path == DEMO:
         variants["rearranged"] = folder / f"rearranged_{stem}.ipynb"
-        variants["rearranged"].write_text(json.dumps(rearrange(filled), indent=1, ensure_ascii=False))
+        variants["rearranged"].write_text(
+            json.dumps(rearrange(filled), indent=1, ensure_ascii=False)
+        )
         variants["wrong"] = folder / f"wrong_{stem}.ipynb"
         wrong = fill(exercise, solutions, {"char-codes": "return [ord(ch) + 1 for ch in text]"})
         variants["wrong"].write_text(notebook_text(wrong), encoding="utf-8")
@@ -183,10 +224,29 @@ def build(solutions_path: Path, tmp: Path) -> Graded:
     before = {path.name: digest(path) for path in folder.iterdir()}
     folder_run, rows = grade_cli(str(folder), *exercises_args)
     after = {path.name: digest(path) for path in folder.iterdir()}
-    lax, lax_failing = nbval("--nbval-lax", *(path for name, path in variants.items() if name not in ("tampered", "renamed")))
-    tasks = {cell.metadata.book["task"]: cell.metadata.book["points"] for cell in exercise.cells if "book" in cell.metadata}
-    return Graded(stem, solutions_path, exercise_path, exercises_args, tasks, variants, folder_run, rows,
-                  before, after, lax, lax_failing)
+    lax, lax_failing = nbval(
+        "--nbval-lax",
+        *(path for name, path in variants.items() if name not in ("tampered", "renamed")),
+    )
+    tasks = {
+        cell.metadata.book["task"]: cell.metadata.book["points"]
+        for cell in exercise.cells
+        if "book" in cell.metadata
+    }
+    return Graded(
+        stem,
+        solutions_path,
+        exercise_path,
+        exercises_args,
+        tasks,
+        variants,
+        folder_run,
+        rows,
+        before,
+        after,
+        lax,
+        lax_failing,
+    )
 
 
 NOTEBOOKS = [DEMO, *CHAPTERS]
@@ -206,14 +266,22 @@ def graded(request, tmp_path_factory) -> Graded:
     return built(request.param, tmp_path_factory)
 
 
-# --- properties of every notebook ----------------------------------------------------------------
+# --- properties of every notebook -----------------------------------------------------------------
+
 
 @slow
 @pytest.mark.parametrize("solutions", NOTEBOOKS, ids=[path.stem for path in NOTEBOOKS])
 def test_solutions_are_stored_executed_and_pass_strict_nbval(solutions):
     nb = read_notebook(solutions)
-    unrun = [index for index, cell in enumerate(nb.cells) if cell.cell_type == "code" and cell.execution_count is None]
-    assert not unrun, f"{solutions.name}: cells {unrun} have no stored outputs; run python -m book.notebooks execute"
+    unrun = [
+        index
+        for index, cell in enumerate(nb.cells)
+        if cell.cell_type == "code" and cell.execution_count is None
+    ]
+    assert not unrun, (
+        f"{solutions.name}: cells {unrun} have no stored outputs; "
+        "run python -m book.notebooks execute"
+    )
     done, failing = nbval("--nbval", solutions)
     assert done.returncode == 0 and not failing, done.stdout[-3000:]
 
@@ -229,7 +297,9 @@ def test_graded_check_cells_have_points(graded):
 def test_generated_exercise_scores_zero(graded):
     for task, points in graded.tasks.items():
         row = graded.row("exercise", task)
-        assert (row["points"], row["max_points"], row["status"]) == ("0", str(points), "failed"), row
+        assert (row["points"], row["max_points"], row["status"]) == ("0", str(points), "failed"), (
+            row
+        )
 
 
 @slow
@@ -243,12 +313,18 @@ def test_filled_exercise_scores_full_marks(graded):
 def test_a_renamed_notebook_is_graded_as_its_exercise(graded):
     for task, points in graded.tasks.items():
         row = graded.row("renamed", task)
-        assert (row["exercise"], row["learner"], row["points"]) == (graded.name, "alice", str(points)), row
+        assert (row["exercise"], row["learner"], row["points"]) == (
+            graded.name,
+            "alice",
+            str(points),
+        ), row
 
 
 @slow
 def test_the_judge_grades_exactly_the_exercise_tasks(graded):
-    assert {task: int(graded.row("filled", task)["max_points"]) for task in graded.tasks} == graded.tasks
+    assert {
+        task: int(graded.row("filled", task)["max_points"]) for task in graded.tasks
+    } == graded.tasks
     assert "differ from the exercise's" not in graded.folder.stdout
 
 
@@ -283,7 +359,9 @@ def test_demo_all_passed_exits_0(demo_graded):
 
 @slow
 def test_nbval_lax_passes_exactly_when_answers_are_right(graded):
-    expected_failing = {path.name for name, path in graded.variants.items() if name in ("exercise", "wrong")}
+    expected_failing = {
+        path.name for name, path in graded.variants.items() if name in ("exercise", "wrong")
+    }
     assert graded.lax_failing == expected_failing, graded.lax.stdout[-3000:]
 
 
@@ -297,7 +375,8 @@ def test_committed_exercises_are_up_to_date():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-# --- the demo notebook: cases that need a known set of tasks ---------------------------------------
+# --- the demo notebook: cases that need a known set of tasks --------------------------------------
+
 
 @pytest.fixture(scope="module")
 def demo_graded(tmp_path_factory) -> Graded:
@@ -315,7 +394,9 @@ def test_demo_rearranged_correct_work_scores_full_marks(demo_graded):
 def test_demo_wrong_answer_fails_that_task_with_expected_and_got(demo_graded):
     row = demo_graded.row("wrong", "char_codes")
     assert row["status"] == "failed"
-    assert row["message"].startswith("char_codes('abc') — expected [97, 98, 99], got [98, 99, 100]. Hint: ")
+    assert row["message"].startswith(
+        "char_codes('abc') — expected [97, 98, 99], got [98, 99, 100]. Hint: "
+    )
     assert demo_graded.row("wrong", "round_trip")["status"] == "passed"
 
 
@@ -324,19 +405,26 @@ def test_demo_endless_loops_and_a_dying_kernel_cost_only_their_task(demo_graded,
     solutions = read_notebook(DEMO)
     exercise = read_notebook(demo_graded.exercise)
     nb = fill(exercise, solutions, {"char-codes": "while True:\n    pass"})
-    stubborn = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)  # ignores the interrupt\nwhile True:\n    pass"
+    stubborn = (
+        "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)  # ignores the interrupt\n"
+        "while True:\n    pass"
+    )
     after_second_check = check_indices(nb)[1] + 1
     nb.cells.insert(after_second_check, nbformat.v4.new_code_cell(stubborn))
     nb.cells.insert(after_second_check, nbformat.v4.new_code_cell("import os\nos._exit(1)"))
     path = tmp_path / "99_demo.ipynb"
     path.write_text(notebook_text(nb), encoding="utf-8")
     start = time.monotonic()
-    done, rows = grade_cli(str(path), *demo_graded.exercises_args, "--timeout", str(ENDLESS_TIMEOUT))
+    done, rows = grade_cli(
+        str(path), *demo_graded.exercises_args, "--timeout", str(ENDLESS_TIMEOUT)
+    )
     assert time.monotonic() - start < 60
     assert done.returncode == 1
     assert rows[(path.name, "char_codes")]["status"] == "timed out"
     assert rows[(path.name, "euro_bytes")]["status"] == "passed"
-    assert rows[(path.name, "round_trip")]["status"] == "passed"  # after two kernel restarts and replays
+    assert (
+        rows[(path.name, "round_trip")]["status"] == "passed"
+    )  # after two kernel restarts and replays
     assert "ignored the interrupt; kernel restarted" in done.stdout
     assert "the kernel died while running this cell" in done.stdout
 
@@ -355,7 +443,6 @@ def test_demo_exercise_generation_is_deterministic_and_checked(tmp_path):
     assert stale.returncode == 1 and "99_demo.ipynb differs" in stale.stdout
 
 
-
 def _generated_demo(tmp_path: Path) -> tuple[Path, nbformat.NotebookNode]:
     """The demo exercise, generated into tmp_path, and its notebook."""
     assert run("-m", "book.exercises", str(DEMO), "--out", str(tmp_path)).returncode == 0
@@ -372,7 +459,9 @@ def test_regenerating_never_overwrites_a_learners_work(tmp_path, how):
     out, nb = _generated_demo(tmp_path)
     if how == "answered":
         cell = _first_task_cell(nb)
-        cell.source = cell.source.replace("raise NotImplementedError()", "return [ord(c) for c in text]")
+        cell.source = cell.source.replace(
+            "raise NotImplementedError()", "return [ord(c) for c in text]"
+        )
     elif how == "ran":
         _first_task_cell(nb).execution_count = 1
     else:
@@ -398,6 +487,7 @@ def test_an_out_of_date_exercise_without_learner_work_is_regenerated(tmp_path):
     assert again.returncode == 0 and "wrote" in again.stdout
     assert out.read_text(encoding="utf-8") == exercises.exercise_text(DEMO)
 
+
 def test_demo_exercise_content():
     nb = make_exercise(read_notebook(DEMO))
     sources = [cell.source for cell in nb.cells]
@@ -411,18 +501,26 @@ def test_demo_exercise_content():
             assert cell.execution_count is None and cell.outputs == []
 
 
-# --- no kernel: the generator's and the grader's rules, the checks' lines ---------------------------
+# --- no kernel: the generator's and the grader's rules, the checks' lines -------------------------
+
 
 def test_strip_solutions_keeps_indentation_and_code_around():
     source = "def f(x):\n    ### BEGIN SOLUTION\n    y = x\n    ### END SOLUTION\n    return y"
-    assert strip_solutions(source) == "def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n    return y"
+    assert (
+        strip_solutions(source)
+        == "def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n    return y"
+    )
 
 
-@pytest.mark.parametrize("source, message", [
-    ("### BEGIN SOLUTION\nx = 1", "has no ### END SOLUTION"),
-    ("x = 1\n### END SOLUTION", "without ### BEGIN SOLUTION"),
-    ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION", "a second ### BEGIN SOLUTION"),
-], ids=["no-end", "no-begin", "two-begins"])
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ("### BEGIN SOLUTION\nx = 1", "has no ### END SOLUTION"),
+        ("x = 1\n### END SOLUTION", "without ### BEGIN SOLUTION"),
+        ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION", "a second ### BEGIN SOLUTION"),
+    ],
+    ids=["no-end", "no-begin", "two-begins"],
+)
 def test_unbalanced_markers_are_reported(source, message):
     with pytest.raises(exercises.ExerciseError, match=message):
         strip_solutions(source, "solutions/x.ipynb, cell 3")
@@ -430,7 +528,10 @@ def test_unbalanced_markers_are_reported(source, message):
 
 def test_model_answer_blocks_become_prompts():
     text = "Why?\n\n:::{dropdown} Model answer\nBecause.\n:::\n\n```{note}\nkept\n```"
-    assert exercises.hide_model_answers(text) == f"Why?\n\n{exercises.YOUR_ANSWER}\n\n```{{note}}\nkept\n```"
+    assert (
+        exercises.hide_model_answers(text)
+        == f"Why?\n\n{exercises.YOUR_ANSWER}\n\n```{{note}}\nkept\n```"
+    )
 
 
 def test_check_cell_without_passing_line_is_rejected():
@@ -447,18 +548,29 @@ def test_generator_refuses_to_write_outside_exercises_without_out(capsys):
 
 
 def test_check_cells_are_left_out_wherever_they_are_and_however_edited():
-    pristine = nbformat.reads(notebook_text(make_exercise(read_notebook(DEMO), exercise="99_demo")), as_version=4)
+    pristine = nbformat.reads(
+        notebook_text(make_exercise(read_notebook(DEMO), exercise="99_demo")), as_version=4
+    )
     learner = nbformat.reads(notebook_text(pristine), as_version=4)
     learner.cells[3].source = "print('edited')"  # the check of char_codes, edited (same id)
     learner.cells.append(copy.deepcopy(learner.cells[9]))  # a copy of a check (same metadata)
-    learner.cells.append(nbformat.v4.new_code_cell(learner.cells[6].source))  # its source, in a new cell
+    learner.cells.append(
+        nbformat.v4.new_code_cell(learner.cells[6].source)
+    )  # its source, in a new cell
     del learner.cells[6]  # the check of euro_bytes, deleted
-    learner.cells.insert(6, nbformat.v4.new_code_cell("euro_bytes = 3"))  # and an answer where it was
+    learner.cells.insert(
+        6, nbformat.v4.new_code_cell("euro_bytes = 3")
+    )  # and an answer where it was
     cells, numbers = judge.learner_cells(learner, grade.check_matcher(pristine))
-    assert [cell.source for cell in cells] == [cell.source for k, cell in enumerate(learner.cells)
-                                              if cell.cell_type == "code" and k in numbers]
+    assert [cell.source for cell in cells] == [
+        cell.source
+        for k, cell in enumerate(learner.cells)
+        if cell.cell_type == "code" and k in numbers
+    ]
     assert "euro_bytes = 3" in [cell.source for cell in cells]
-    assert not any("book.checks" in cell.source or cell.source == "print('edited')" for cell in cells)
+    assert not any(
+        "book.checks" in cell.source or cell.source == "print('edited')" for cell in cells
+    )
     assert all(cell.outputs == [] for cell in cells)  # stored lines never count
 
 
@@ -471,12 +583,16 @@ def test_exercise_identity_is_in_the_metadata():
         assert meta == {"exercise": stem, "checks": f"book.checks.ch{stem[:2]}"}
 
 
-@pytest.mark.parametrize("name, content, message", [
-    ("notes.ipynb", None, "cannot tell which exercise"),
-    ("99_demo.txt", "hello", "is not a notebook"),
-    ("99_demo.ipynb", "{not json", "is not valid notebook JSON"),
-    ("99_demo.ipynb", '{"cells": []}', "not a Jupyter notebook in format 4"),
-], ids=["unknown-stem", "not-ipynb", "bad-json", "not-format-4"])
+@pytest.mark.parametrize(
+    "name, content, message",
+    [
+        ("notes.ipynb", None, "cannot tell which exercise"),
+        ("99_demo.txt", "hello", "is not a notebook"),
+        ("99_demo.ipynb", "{not json", "is not valid notebook JSON"),
+        ("99_demo.ipynb", '{"cells": []}', "not a Jupyter notebook in format 4"),
+    ],
+    ids=["unknown-stem", "not-ipynb", "bad-json", "not-format-4"],
+)
 def test_grader_file_errors_exit_2(tmp_path, capsys, name, content, message):
     exercise_dir = tmp_path / "exercises"
     exercise_dir.mkdir()
@@ -500,12 +616,18 @@ def test_check_lines(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines == [
         "✔ char_codes: all 3 cases passed — 2/2 points",
-        ("✘ char_codes: `char_codes` is not defined yet — write it in the cell above and run that cell "
-         "(if the cell raised an error, fix that first). — 0/2 points"),
-        ("✘ char_codes: char_codes('abc') raised ZeroDivisionError: 'division by zero'. "
-         "Hint: ord(ch) gives the code point of one character. — 0/2 points"),
-        ("✘ euro_bytes: euro_bytes — expected 3, got 2. Hint: count the bytes of the encoded string, "
-         "not its characters. — 0/1 point"),
+        (
+            "✘ char_codes: `char_codes` is not defined yet — write it in the cell above and run "
+            "that cell (if the cell raised an error, fix that first). — 0/2 points"
+        ),
+        (
+            "✘ char_codes: char_codes('abc') raised ZeroDivisionError: 'division by zero'. "
+            "Hint: ord(ch) gives the code point of one character. — 0/2 points"
+        ),
+        (
+            "✘ euro_bytes: euro_bytes — expected 3, got 2. Hint: count the bytes of the encoded "
+            "string, not its characters. — 0/1 point"
+        ),
     ]
     assert core.PASS_LINE.fullmatch(lines[0])["points"] == "2"
 
@@ -518,7 +640,9 @@ def test_not_attempted_and_not_a_function(capsys):
     demo.check_char_codes(42)
     first, second = capsys.readouterr().out.splitlines()
     assert first == f"✘ char_codes: {core.NOT_ATTEMPTED}. — 0/2 points"
-    assert second == "✘ char_codes: `char_codes` should be a function, but it is int 42. — 0/2 points"
+    assert (
+        second == "✘ char_codes: `char_codes` should be a function, but it is int 42. — 0/2 points"
+    )
 
 
 def test_equal_is_structural_and_strict_about_types():

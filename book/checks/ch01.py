@@ -77,13 +77,13 @@ def check_heaviest_language(heaviest_language) -> None:
                 hint="count bytes (len(text.encode('utf-8'))), not characters.")
 
 
-# --- what the judge needs (see book.checks.core) -----------------------------------------------------
+# --- what the judge needs (see book.checks.core) --------------------------------------------------
 
 REFERENCE: tuple[str, ...] = ()  # the reference is Python's own codec, which no one can take away
 
 # The encoder/decoder pairs round_trip_failures is given, as source: the judge sends it into the
 # learner's kernel and runs it here too, so both sides use the very same functions.
-PAIRS_SETUP = '''
+PAIRS_SETUP = """
 def utf8_encode_(text):
     return list(text.encode("utf-8"))
 def utf8_decode_(ids):
@@ -96,9 +96,12 @@ def fragile_encode(text):
     if any(ord(ch) > 0xFFFF for ch in text):
         raise ValueError("emoji not supported")
     return list(text.encode("utf-8"))
-'''
-PAIRS = {"utf8_encode_, utf8_decode_": "UTF-8", "latin1_encode, latin1_decode": "Latin-1",
-         "fragile_encode, utf8_decode_": "an encoder that raises on emoji"}
+"""
+PAIRS = {
+    "utf8_encode_, utf8_decode_": "UTF-8",
+    "latin1_encode, latin1_decode": "Latin-1",
+    "fragile_encode, utf8_decode_": "an encoder that raises on emoji",
+}
 
 
 def _encode_code_point_reference(code_point: int) -> list[int]:
@@ -128,8 +131,15 @@ def _round_trip_calls(texts_list: list[list[str]], hidden: bool) -> list[Call]:
         for names, what in PAIRS.items():
             encode, decode = (pairs[name.strip()] for name in names.split(","))
             expected = [t for t in texts if not _survives(encode, decode, t)]
-            calls.append(Call(f"round_trip_failures({what} encode and decode, {texts!r})",
-                              f"round_trip_failures({names}, a0)", (texts,), expected, hidden))
+            calls.append(
+                Call(
+                    f"round_trip_failures({what} encode and decode, {texts!r})",
+                    f"round_trip_failures({names}, a0)",
+                    (texts,),
+                    expected,
+                    hidden,
+                )
+            )
     return calls
 
 
@@ -147,25 +157,56 @@ def judge_tasks(rng: random.Random) -> list[Task]:
     invalid = [rng.randint(0xD800, 0xDFFF), rng.randint(0x110000, 0x7FFFFFFF), -rng.randint(1, 999)]
     texts = [random_text(rng, rng.randint(0, 6)) for _ in range(6)]
     return [
-        function_task("utf8_length", 2, [(cp,) for cp in CODE_POINTS], lambda cp: len(chr(cp).encode()),
-                      hidden=[(cp,) for cp in points],
-                      hint="compare the code point with 0x7F, 0x7FF and 0xFFFF."),
-        Task("encode_code_point", 3, ("encode_code_point",),
-             calls_of("encode_code_point", [(cp,) for cp in CODE_POINTS + INVALID_CODE_POINTS],
-                      _encode_code_point_reference, label=_hex_label)
-             + calls_of("encode_code_point", [(cp,) for cp in points + invalid],
-                        _encode_code_point_reference, hidden=True, label=_hex_label),
-             hint="lead byte 110xxxxx, 1110xxxx or 11110xxx, then 10xxxxxx continuation bytes "
-                  "holding 6 bits each; surrogates U+D800–U+DFFF and values past U+10FFFF are not "
-                  "characters."),
-        function_task("utf8_encode", 2, [(text,) for text in TEXTS], lambda text: list(text.encode()),
-                      hidden=[(text,) for text in texts],
-                      hint="encode each character with encode_code_point and concatenate the lists."),
-        Task("round_trip_failures", 3, ("round_trip_failures",),
-             _round_trip_calls([list(TEXTS)], False) + _round_trip_calls([texts, texts[::-1]], True),
-             hint="keep a sample when decode(encode(s)) != s, and also when encode or decode raises.",
-             setup=PAIRS_SETUP),
-        value_task("heaviest_language", 1,
-                   max(corpora.parallel(), key=lambda name: len(corpora.parallel()[name].encode())),
-                   hint="count bytes (len(text.encode('utf-8'))), not characters."),
+        function_task(
+            "utf8_length",
+            2,
+            [(cp,) for cp in CODE_POINTS],
+            lambda cp: len(chr(cp).encode()),
+            hidden=[(cp,) for cp in points],
+            hint="compare the code point with 0x7F, 0x7FF and 0xFFFF.",
+        ),
+        Task(
+            "encode_code_point",
+            3,
+            ("encode_code_point",),
+            calls_of(
+                "encode_code_point",
+                [(cp,) for cp in CODE_POINTS + INVALID_CODE_POINTS],
+                _encode_code_point_reference,
+                label=_hex_label,
+            )
+            + calls_of(
+                "encode_code_point",
+                [(cp,) for cp in points + invalid],
+                _encode_code_point_reference,
+                hidden=True,
+                label=_hex_label,
+            ),
+            hint="lead byte 110xxxxx, 1110xxxx or 11110xxx, then 10xxxxxx continuation bytes "
+            "holding 6 bits each; surrogates U+D800–U+DFFF and values past U+10FFFF are not "
+            "characters.",
+        ),
+        function_task(
+            "utf8_encode",
+            2,
+            [(text,) for text in TEXTS],
+            lambda text: list(text.encode()),
+            hidden=[(text,) for text in texts],
+            hint="encode each character with encode_code_point and concatenate the lists.",
+        ),
+        Task(
+            "round_trip_failures",
+            3,
+            ("round_trip_failures",),
+            _round_trip_calls([list(TEXTS)], False) + _round_trip_calls([texts, texts[::-1]], True),
+            hint="keep a sample when decode(encode(s)) != s, and also when encode or decode "
+            "raises.",
+            setup=PAIRS_SETUP,
+        ),
+        value_task(
+            "heaviest_language",
+            1,
+            max(corpora.parallel(), key=lambda name: len(corpora.parallel()[name].encode())),
+            hint="count bytes (len(text.encode('utf-8'))), not characters.",
+        ),
     ]

@@ -120,7 +120,8 @@ def check_byte_fallback(encode_fallback, decode_fallback) -> None:
                           lambda t=text: decode_fallback(encode_fallback(t, list(vocab)), list(vocab)), text))
     check_cases("byte_fallback", {"encode_fallback": encode_fallback, "decode_fallback": decode_fallback},
                 cases, points=3,
-                hint="an unknown character becomes len(vocab) + b for each byte b of ch.encode('utf-8'); "
+                hint="an unknown character becomes len(vocab) + b for each byte b of "
+            "ch.encode('utf-8'); "
                      "to decode, turn every id into bytes (a character's UTF-8 bytes, or the single "
                      "byte id - len(vocab)), join them and decode the bytes once.")
 
@@ -135,7 +136,7 @@ def check_vocab_growth(vocab_growth) -> None:
                    hint="keep a set of the characters seen so far and append its size after each character.")
 
 
-# --- what the judge needs (see book.checks.core) -----------------------------------------------------
+# --- what the judge needs (see book.checks.core) --------------------------------------------------
 
 # The notebook needs none of the tokenizers: all of them are out of reach while grading.
 REFERENCE = ("book.tokenizers", "book.analysis", "book.chat")
@@ -165,41 +166,86 @@ def judge_tasks(rng: random.Random) -> list[Task]:
     texts = [random_text(rng, rng.randint(1, 8)) for _ in range(4)]
     texts.append(window(rng, corpora.english("heldout"), 300))
     vocabs = [_random_vocab(rng, text) for text in texts[:3]]
-    encode_fixed = [args for vocab in VOCABS for text in ["the mat", "hat", "a\nx日", ""]
-                    for args in [(text, vocab), (text, vocab, True)]]
-    encode_hidden = [args for vocab, text in zip(vocabs, texts) for args in [(text, vocab), (text, vocab, True)]]
-    decode_fixed = [(ids, vocab) for vocab in VOCABS
-                    for ids in [[0, 1, 2], [3, len(vocab), 0], [len(vocab)] * 2, [], [len(vocab) + 1], [-1]]]
+    encode_fixed = [
+        args
+        for vocab in VOCABS
+        for text in ["the mat", "hat", "a\nx日", ""]
+        for args in [(text, vocab), (text, vocab, True)]
+    ]
+    encode_hidden = [
+        args for vocab, text in zip(vocabs, texts) for args in [(text, vocab), (text, vocab, True)]
+    ]
+    decode_fixed = [
+        (ids, vocab)
+        for vocab in VOCABS
+        for ids in [[0, 1, 2], [3, len(vocab), 0], [len(vocab)] * 2, [], [len(vocab) + 1], [-1]]
+    ]
     decode_hidden = [([rng.randint(0, len(v)) for _ in range(8)], v) for v in vocabs]
-    decode_hidden += [([0, rng.choice([len(v) + rng.randint(1, 9), -rng.randint(1, 9)])], v) for v in vocabs]
+    decode_hidden += [
+        ([0, rng.choice([len(v) + rng.randint(1, 9), -rng.randint(1, 9)])], v) for v in vocabs
+    ]
     shakespeare = CharTokenizer.train(corpora.english("train")).chars
     fallback = [(text, vocab) for vocab in VOCABS for text in TEXTS[:7]]
     round_trips = [*TEXTS, _shakespeare_sample(), *corpora.parallel().values()]
     return [
-        function_task("build_vocab", 2, [(text,) for text in [*TEXTS, _shakespeare_sample()]],
-                      lambda text: CharTokenizer.train(text).chars, hidden=[(text,) for text in texts],
-                      hint="sorted(set(text)) gives each character once, in code-point order."),
-        Task("encode", 3, ("encode",), calls_of("encode", encode_fixed, _encode_reference)
-             + calls_of("encode", encode_hidden, _encode_reference, hidden=True),
-             hint="the id of a character is its index in vocab; with unk=True every unknown "
-                  "character gets the id len(vocab); without it, raise ValueError saying which "
-                  "character is unknown (a bare dict lookup raises KeyError, which is not a ValueError)."),
-        Task("decode", 2, ("decode",), calls_of("decode", decode_fixed, _decode_reference)
-             + calls_of("decode", decode_hidden, _decode_reference, hidden=True),
-             hint=f"id len(vocab) decodes to {UNK!r}; an id below 0 or above len(vocab) names no "
-                  "character, so raise ValueError (careful: vocab[-1] would silently work)."),
-        Task("byte_fallback", 3, ("encode_fallback", "decode_fallback"),
-             calls_of("encode_fallback", fallback, fallback_ids)
-             + calls_of("encode_fallback", list(zip(texts, vocabs)), fallback_ids, hidden=True)
-             + [Call(f"decode_fallback(encode_fallback({text[:30]!r}, shakespeare_vocab))",
-                     "decode_fallback(encode_fallback(a0, a1), a1)", (text, shakespeare), text,
-                     hidden=text in texts) for text in round_trips + texts],
-             hint="an unknown character becomes len(vocab) + b for each byte b of ch.encode('utf-8'); "
-                  "to decode, turn every id into bytes (a character's UTF-8 bytes, or the single "
-                  "byte id - len(vocab)), join them and decode the bytes once."),
-        function_task("vocab_growth", 2,
-                      [(text,) for text in ["", "aab", "abcabc", "mississippi", "👨‍👩‍👧 ok", _shakespeare_sample()]],
-                      lambda text: [len(set(text[: n + 1])) for n in range(len(text))],
-                      hidden=[(text,) for text in texts],
-                      hint="keep a set of the characters seen so far and append its size after each character."),
+        function_task(
+            "build_vocab",
+            2,
+            [(text,) for text in [*TEXTS, _shakespeare_sample()]],
+            lambda text: CharTokenizer.train(text).chars,
+            hidden=[(text,) for text in texts],
+            hint="sorted(set(text)) gives each character once, in code-point order.",
+        ),
+        Task(
+            "encode",
+            3,
+            ("encode",),
+            calls_of("encode", encode_fixed, _encode_reference)
+            + calls_of("encode", encode_hidden, _encode_reference, hidden=True),
+            hint="the id of a character is its index in vocab; with unk=True every unknown "
+            "character gets the id len(vocab); without it, raise ValueError saying which "
+            "character is unknown (a bare dict lookup raises KeyError, which is not a ValueError).",
+        ),
+        Task(
+            "decode",
+            2,
+            ("decode",),
+            calls_of("decode", decode_fixed, _decode_reference)
+            + calls_of("decode", decode_hidden, _decode_reference, hidden=True),
+            hint=f"id len(vocab) decodes to {UNK!r}; an id below 0 or above len(vocab) names no "
+            "character, so raise ValueError (careful: vocab[-1] would silently work).",
+        ),
+        Task(
+            "byte_fallback",
+            3,
+            ("encode_fallback", "decode_fallback"),
+            calls_of("encode_fallback", fallback, fallback_ids)
+            + calls_of("encode_fallback", list(zip(texts, vocabs)), fallback_ids, hidden=True)
+            + [
+                Call(
+                    f"decode_fallback(encode_fallback({text[:30]!r}, shakespeare_vocab))",
+                    "decode_fallback(encode_fallback(a0, a1), a1)",
+                    (text, shakespeare),
+                    text,
+                    hidden=text in texts,
+                )
+                for text in round_trips + texts
+            ],
+            hint="an unknown character becomes len(vocab) + b for each byte b of "
+            "ch.encode('utf-8'); "
+            "to decode, turn every id into bytes (a character's UTF-8 bytes, or the single "
+            "byte id - len(vocab)), join them and decode the bytes once.",
+        ),
+        function_task(
+            "vocab_growth",
+            2,
+            [
+                (text,)
+                for text in ["", "aab", "abcabc", "mississippi", "👨‍👩‍👧 ok", _shakespeare_sample()]
+            ],
+            lambda text: [len(set(text[: n + 1])) for n in range(len(text))],
+            hidden=[(text,) for text in texts],
+            hint="keep a set of the characters seen so far and append its size after each "
+            "character.",
+        ),
     ]

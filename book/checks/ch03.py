@@ -133,7 +133,7 @@ def check_smallest_vocab(smallest_vocab) -> None:
                         "whole training vocabulary stays above it.")
 
 
-# --- what the judge needs (see book.checks.core) -----------------------------------------------------
+# --- what the judge needs (see book.checks.core) --------------------------------------------------
 
 # The notebook needs none of the tokenizers: all of them are out of reach while grading.
 REFERENCE = ("book.tokenizers", "book.analysis", "book.chat")
@@ -155,63 +155,151 @@ def judge_tasks(rng: random.Random) -> list[Task]:
     texts.append(window(rng, corpora.english("heldout"), 400))
     tempest = _tempest_words(3000)
     lists = [_random_words(rng, rng.randint(1, 30)) for _ in range(3)]
-    vocab_fixed = [(words, min_freq, max_size)
-                   for words in ["b a c a c d".split(), "x y z".split(), "the cat sat on the mat".split(), [], tempest]
-                   for min_freq, max_size in [(1, None), (2, None), (1, 3), (3, 0), (1, 100)]]
-    vocab_hidden = [(words, rng.randint(1, 3), rng.choice([None, rng.randint(0, 6)])) for words in lists]
+    vocab_fixed = [
+        (words, min_freq, max_size)
+        for words in [
+            "b a c a c d".split(),
+            "x y z".split(),
+            "the cat sat on the mat".split(),
+            [],
+            tempest,
+        ]
+        for min_freq, max_size in [(1, None), (2, None), (1, 3), (3, 0), (1, 100)]
+    ]
+    vocab_hidden = [
+        (words, rng.randint(1, 3), rng.choice([None, rng.randint(0, 6)])) for words in lists
+    ]
     train_vocab = vocab_from_counts(word_counts(split_words(corpora.english("train"))))
-    oov_fixed = [(["the", "cat"], "the dog the cat".split()), (["a"], ["a", "a"]), ([], ["a", "b"]),
-                 (["The"], ["the", "The", "THE"]), (train_vocab[:100], tempest), (train_vocab, tempest)]
-    oov_hidden = [(sorted(set(rng.sample(words, rng.randint(0, len(words))))), words) for words in lists]
-    oov_hidden.append((train_vocab[: rng.randint(10, 2000)], tempest[rng.randint(0, 1000):]))
+    oov_fixed = [
+        (["the", "cat"], "the dog the cat".split()),
+        (["a"], ["a", "a"]),
+        ([], ["a", "b"]),
+        (["The"], ["the", "The", "THE"]),
+        (train_vocab[:100], tempest),
+        (train_vocab, tempest),
+    ]
+    oov_hidden = [
+        (sorted(set(rng.sample(words, rng.randint(0, len(words))))), words) for words in lists
+    ]
+    oov_hidden.append((train_vocab[: rng.randint(10, 2000)], tempest[rng.randint(0, 1000) :]))
     reference = WordTokenizer(VOCAB, unk=True)
     big = WordTokenizer.train(corpora.english("train"), min_freq=2, unk=True)
-    sentences = [" ".join(rng.choice(VOCAB + ["dog", "The", "ran"]) for _ in range(rng.randint(0, 9)))
-                 for _ in range(3)]
-    encode_decode = [Call(f"encode({text!r}, VOCAB)", "encode(a0, a1)", (text, VOCAB), reference.encode(text), hidden)
-                     for text, hidden in [(t, False) for t in ["the cat sat on the mat.", "the dog sat, on the mat",
-                                                               "The Cat", "", " the\n\tcat "]]
-                     + [(t, True) for t in sentences]]
+    sentences = [
+        " ".join(rng.choice(VOCAB + ["dog", "The", "ran"]) for _ in range(rng.randint(0, 9)))
+        for _ in range(3)
+    ]
+    encode_decode = [
+        Call(
+            f"encode({text!r}, VOCAB)",
+            "encode(a0, a1)",
+            (text, VOCAB),
+            reference.encode(text),
+            hidden,
+        )
+        for text, hidden in [
+            (t, False)
+            for t in [
+                "the cat sat on the mat.",
+                "the dog sat, on the mat",
+                "The Cat",
+                "",
+                " the\n\tcat ",
+            ]
+        ]
+        + [(t, True) for t in sentences]
+    ]
     ids_lists = [[0, 2, 3], [7, 1, 0], [], [6, 6], [8], [-1]]
     hidden_ids = [[rng.randint(0, len(VOCAB)) for _ in range(rng.randint(0, 8))] for _ in range(3)]
     hidden_ids.append([rng.choice([len(VOCAB) + rng.randint(1, 5), -rng.randint(1, 5)])])
     encode_decode += calls_of("decode", [(ids, VOCAB) for ids in ids_lists], _decode_words)
-    encode_decode += calls_of("decode", [(ids, VOCAB) for ids in hidden_ids], _decode_words, hidden=True)
+    encode_decode += calls_of(
+        "decode", [(ids, VOCAB) for ids in hidden_ids], _decode_words, hidden=True
+    )
     line = window(rng, corpora.english("heldout"), 120)
-    encode_decode += [Call(f"encode({text!r}, shakespeare_vocab)", "encode(a0, a1)", (text, list(big.vocab)),
-                           big.encode(text), text == line)
-                      for text in ["You did supplant your brother Prospero.", line]]
+    encode_decode += [
+        Call(
+            f"encode({text!r}, shakespeare_vocab)",
+            "encode(a0, a1)",
+            (text, list(big.vocab)),
+            big.encode(text),
+            text == line,
+        )
+        for text in ["You did supplant your brother Prospero.", line]
+    ]
     train = split_words(corpora.english("train"))
     small = _tempest_words(2000)
     toy_train, toy_heldout = "a a a b b c".split(), "a b c d".split()
-    smallest = [Call(f"smallest_vocab(train_words, tempest_words, {target})", "smallest_vocab(list(TRAIN), list(HELD), a0)",
-                     (target,), _smallest(train, small, target), hidden)
-                for target, hidden in [(t, False) for t in (0.5, 0.3, 0.2, 0.15, 0.05)]
-                + [(round(rng.uniform(0.05, 0.6), 3), True) for _ in range(3)]]
-    smallest += calls_of("smallest_vocab", [(toy_train, toy_heldout, t) for t in (1.0, 0.75, 0.5, 0.3, 0.25, 0.2)],
-                         _smallest)
-    smallest += calls_of("smallest_vocab", [(words, _random_words(rng, 6), round(rng.uniform(0, 1), 2))
-                                            for words in lists], _smallest, hidden=True)
+    smallest = [
+        Call(
+            f"smallest_vocab(train_words, tempest_words, {target})",
+            "smallest_vocab(list(TRAIN), list(HELD), a0)",
+            (target,),
+            _smallest(train, small, target),
+            hidden,
+        )
+        for target, hidden in [(t, False) for t in (0.5, 0.3, 0.2, 0.15, 0.05)]
+        + [(round(rng.uniform(0.05, 0.6), 3), True) for _ in range(3)]
+    ]
+    smallest += calls_of(
+        "smallest_vocab",
+        [(toy_train, toy_heldout, t) for t in (1.0, 0.75, 0.5, 0.3, 0.25, 0.2)],
+        _smallest,
+    )
+    smallest += calls_of(
+        "smallest_vocab",
+        [(words, _random_words(rng, 6), round(rng.uniform(0, 1), 2)) for words in lists],
+        _smallest,
+        hidden=True,
+    )
     return [
-        function_task("split_words", 3, [(text,) for text in [*TEXTS, corpora.english("heldout")[:800]]],
-                      split_words, hidden=[(text,) for text in texts],
-                      hint=r"with the regex module: [\p{L}\p{M}]+(?:['’][\p{L}\p{M}]+)* for words, \p{N}+ "
-                           r"for numbers, and one character of anything else that is not whitespace."),
-        function_task("build_vocab", 3, vocab_fixed, _build_vocab_reference, hidden=vocab_hidden,
-                      hint="count with collections.Counter, sort by count with a stable sort (sorted with "
-                           "key=-count keeps first-occurrence order among ties), drop counts below min_freq, "
-                           "then keep the first max_size (all of them when max_size is None)."),
-        function_task("oov_rate", 2, oov_fixed, oov_rate, hidden=oov_hidden, compare=_close,
-                      hint="count every occurrence (tokens, not distinct words) and divide by len(words); "
-                           "turn vocab into a set first, or it will be slow."),
-        Task("encode_decode", 3, ("encode", "decode"), encode_decode,
-             hint=f"split with your split_words, look each word up in a dict (unknown words get "
-                  f"len(vocab)); decode maps len(vocab) to {UNK!r}, joins with ' ' and raises "
-                  "ValueError for any other id outside the vocabulary."),
-        Task("smallest_vocab", 2, ("smallest_vocab",), smallest, data={"TRAIN": train, "HELD": small},
-             hint="rank the training words by count (your build_vocab) and grow the vocabulary one "
-                  "word at a time until the OOV rate is at most target; return None if even the "
-                  "whole training vocabulary stays above it."),
+        function_task(
+            "split_words",
+            3,
+            [(text,) for text in [*TEXTS, corpora.english("heldout")[:800]]],
+            split_words,
+            hidden=[(text,) for text in texts],
+            hint=r"with the regex module: [\p{L}\p{M}]+(?:['’][\p{L}\p{M}]+)* for words, \p{N}+ "
+            r"for numbers, and one character of anything else that is not whitespace.",
+        ),
+        function_task(
+            "build_vocab",
+            3,
+            vocab_fixed,
+            _build_vocab_reference,
+            hidden=vocab_hidden,
+            hint="count with collections.Counter, sort by count with a stable sort (sorted with "
+            "key=-count keeps first-occurrence order among ties), drop counts below min_freq, "
+            "then keep the first max_size (all of them when max_size is None).",
+        ),
+        function_task(
+            "oov_rate",
+            2,
+            oov_fixed,
+            oov_rate,
+            hidden=oov_hidden,
+            compare=_close,
+            hint="count every occurrence (tokens, not distinct words) and divide by len(words); "
+            "turn vocab into a set first, or it will be slow.",
+        ),
+        Task(
+            "encode_decode",
+            3,
+            ("encode", "decode"),
+            encode_decode,
+            hint=f"split with your split_words, look each word up in a dict (unknown words get "
+            f"len(vocab)); decode maps len(vocab) to {UNK!r}, joins with ' ' and raises "
+            "ValueError for any other id outside the vocabulary.",
+        ),
+        Task(
+            "smallest_vocab",
+            2,
+            ("smallest_vocab",),
+            smallest,
+            data={"TRAIN": train, "HELD": small},
+            hint="rank the training words by count (your build_vocab) and grow the vocabulary one "
+            "word at a time until the OOV rate is at most target; return None if even the "
+            "whole training vocabulary stays above it.",
+        ),
     ]
 
 

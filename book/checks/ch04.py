@@ -7,11 +7,14 @@ overlapping pairs (``aaaa``), and Shakespeare, so that no constant or shortcut p
 
 from __future__ import annotations
 
+import random
+
 import copy
 from functools import cache
 
 from book import corpora
 from book.checks.core import Case, check_cases, check_function
+from book.checks.spec import Call, Task, calls_of, function_task
 from book import walkthroughs
 from book.tokenizers.char_bpe import (
     CharBPE,
@@ -187,3 +190,209 @@ def _short(value) -> str:
         first = ", ".join(f"{k!r}: {v!r}" for k, v in list(value.items())[:2])
         return f"{{{first}, … {len(value)} items}}"
     return repr(value)
+
+
+# --- what the judge needs (see book.checks.core) --------------------------------------------------
+
+# The notebook needs none of the tokenizers: all of them are out of reach while grading.
+REFERENCE = ("book.tokenizers", "book.analysis", "book.chat")
+AFTER_CALL = """
+def after_call(function, value, *args):
+    function(value, *args)
+    return value
+"""
+
+
+def _random_freqs(rng: random.Random) -> dict[str, int]:
+    """Word frequencies of made-up words over a small alphabet: many ties and overlaps."""
+    words = {
+        "".join(rng.choice("abcde") for _ in range(rng.randint(1, 6)))
+        for _ in range(rng.randint(2, 8))
+    }
+    return {word: rng.randint(1, 9) for word in sorted(words, key=lambda _: rng.random())}
+
+
+def _train_reference(freqs: dict[str, int], num_merges: int, marker: str | None) -> list:
+    """The reference merges with the book's tie-break."""
+    return learn_merges(initial_splits(freqs, marker), freqs, num_merges)[0]
+
+
+def _table_reference(freqs: dict[str, int], num_merges: int, marker: str | None) -> list:
+    """The reference numbered merge table."""
+    merges = _train_reference(freqs, num_merges, marker)
+    return [
+        (number, pair, pair[0] + pair[1], count) for number, (pair, count) in enumerate(merges, 1)
+    ]
+
+
+def _wrong_reference(claimed: dict, freqs: dict[str, int], marker: str | None) -> dict:
+    """The claimed pairs whose true count differs, with the true count."""
+    counts = pair_counts(initial_splits(freqs, marker), freqs)
+    return {pair: counts.get(pair, 0) for pair, n in claimed.items() if counts.get(pair, 0) != n}
+
+
+def _count_pair_calls(inputs: list, hidden: bool) -> list[Call]:
+    """count_pairs's counts and the order of its keys, as one list of items."""
+    return [
+        Call(
+            f"list(count_pairs({_short(splits)}, {_short(freqs)}).items())",
+            "list(count_pairs(a0, a1).items())",
+            (splits, freqs),
+            list(pair_counts(splits, freqs).items()),
+            hidden,
+        )
+        for splits, freqs in inputs
+    ]
+
+
+def judge_tasks(rng: random.Random) -> list[Task]:
+    """Chapter 04's tasks for the judge: the check's cases plus hidden ones drawn from rng."""
+    hidden = [(_random_freqs(rng), rng.choice([None, "</w>", "_"])) for _ in range(4)]
+    inputs = [(initial_splits(freqs, marker), freqs) for freqs, marker in CORPORA]
+    inputs += [
+        (
+            learn_merges(
+                initial_splits(walkthroughs.LOW_WORD_FREQS), walkthroughs.LOW_WORD_FREQS, 4
+            )[1],
+            walkthroughs.LOW_WORD_FREQS,
+        ),
+        ({"a": ("a",)}, {"a": 3}),
+        (initial_splits(_english_freqs()), _english_freqs()),
+    ]
+    secret = [(initial_splits(freqs, marker), freqs) for freqs, marker in hidden]
+    low, overlap = initial_splits(walkthroughs.LOW_WORD_FREQS), initial_splits(OVERLAP, None)
+    merge_args = [
+        (low, ("e", "s")),
+        (low, ("t", "</w>")),
+        (low, ("x", "y")),
+        (overlap, ("a", "a")),
+        (overlap, ("a", "b")),
+        (merge_pair(overlap, ("a", "a")), ("aa", "aa")),
+        ({"hug": ("h", "ug", "</w>")}, ("ug", "</w>")),
+        ({"abc": ("ab", "c", "</w>"), "bc": ("b", "c", "</w>")}, ("b", "c")),
+    ]
+    merge_hidden = [
+        (splits, rng.choice(list(pair_counts(splits, freqs)) or [("a", "b")]))
+        for splits, freqs in secret
+    ]
+    merges = calls_of("merge_pair", merge_args, merge_pair) + calls_of(
+        "merge_pair", merge_hidden, merge_pair, hidden=True
+    )
+    merges.append(
+        Call(
+            "the splits passed to merge_pair(splits, ('l', 'o')) afterwards",
+            "after_call(merge_pair, a0, a1)",
+            (low, ("l", "o")),
+            low,
+        )
+    )
+    train_fixed = [(dict(freqs), n, marker) for freqs, marker in CORPORA for n in (0, 3, 12, 40)]
+    train_fixed.append((_english_freqs(), 25, "</w>"))
+    train_hidden = [(freqs, rng.randint(1, 15), marker) for freqs, marker in hidden]
+    low_bpe = CharBPE(
+        _train_reference(walkthroughs.LOW_WORD_FREQS, 10, "</w>"),
+        sorted(set("".join(walkthroughs.LOW_WORD_FREQS))),
+        unk=True,
+    )
+    ordered = CharBPE(
+        [(("b", "c"), 1), (("a", "b"), 1), (("a", "bc"), 1)], ["a", "b", "c"], unk=True
+    )
+    english = _english_bpe()
+    word_calls = []
+    for bpe, words, secret_words in [
+        (
+            low_bpe,
+            ["lowest", "newer", "widest", "low", "bowl", "slow"],
+            ["".join(rng.choice("lowestnrid") for _ in range(6))],
+        ),
+        (ordered, ["abc", "abcabc", "cab", "aab"], ["".join(rng.choice("abc") for _ in range(7))]),
+        (
+            english,
+            ["Full", "fathom", "father", "Ariel's", "Zounds", "café", "strangest"],
+            rng.sample(corpora.english("heldout").split(), 4),
+        ),
+    ]:
+        args = [(word, list(bpe.merges), list(bpe.alphabet)) for word in words]
+        word_calls += calls_of("encode_word", args, lambda w, m, a, bpe=bpe: bpe.tokenize(w))
+        args = [(word, list(bpe.merges), list(bpe.alphabet)) for word in secret_words]
+        word_calls += calls_of(
+            "encode_word", args, lambda w, m, a, bpe=bpe: bpe.tokenize(w), hidden=True
+        )
+    table_fixed = [
+        (word_freqs(walkthroughs.CAT_TEXT), walkthroughs.CAT_NUM_MERGES, walkthroughs.CAT_MARKER),
+        (walkthroughs.LOW_WORD_FREQS, walkthroughs.LOW_004_NUM_MERGES, walkthroughs.LOW_004_MARKER),
+        (walkthroughs.LOW_WORD_FREQS, walkthroughs.LOW_002_NUM_MERGES, walkthroughs.LOW_002_MARKER),
+        (walkthroughs.HUG_WORD_FREQS, 3, walkthroughs.HUG_MARKER),
+        (walkthroughs.HUG_WORD_FREQS, 8, "</w>"),
+        (TIES, 5, None),
+    ]
+    made_up = {("x", "y"): 3, ("u", "g"): 19, ("h", "u"): 15}
+    wrong_fixed = [
+        (walkthroughs.LOW_004_CLAIMED_PAIR_COUNTS, walkthroughs.LOW_WORD_FREQS, "</w>"),
+        (walkthroughs.LOW_004_CLAIMED_PAIR_COUNTS, walkthroughs.LOW_WORD_FREQS, None),
+        (walkthroughs.HUG_CLAIMED_PAIR_COUNTS, walkthroughs.HUG_WORD_FREQS, None),
+        (walkthroughs.HUG_CLAIMED_PAIR_COUNTS, walkthroughs.HUG_WORD_FREQS, "</w>"),
+        (made_up, walkthroughs.HUG_WORD_FREQS, None),
+    ]
+    wrong_hidden = []
+    for freqs, marker in hidden:
+        counts = pair_counts(initial_splits(freqs, marker), freqs)
+        claimed = {pair: n + rng.choice([0, 0, 1, -1]) for pair, n in counts.items()}
+        claimed[("q", "z")] = rng.randint(1, 5)
+        wrong_hidden.append((claimed, freqs, marker))
+    return [
+        Task(
+            "count_pairs",
+            2,
+            ("count_pairs",),
+            _count_pair_calls(inputs, False) + _count_pair_calls(secret, True),
+            hint="loop over word_freqs.items(), add freq for each pair zip(symbols, symbols[1:]), "
+            "and build a plain dict so pairs keep the order in which they were first seen.",
+        ),
+        Task(
+            "merge_pair",
+            2,
+            ("merge_pair",),
+            merges,
+            setup=AFTER_CALL,
+            hint="scan each word left to right; when symbols[i], symbols[i + 1] is the pair, "
+            "append the joined symbol and skip 2, else append symbols[i] and skip 1. "
+            "Build a new dict of tuples instead of changing the one you were given.",
+        ),
+        function_task(
+            "train_bpe",
+            3,
+            train_fixed,
+            _train_reference,
+            hidden=train_hidden,
+            hint="count, pick max(counts, key=counts.get) (the first of equal maxima: the pair "
+            "seen first), record (pair, count), merge it everywhere, repeat; stop early "
+            "when no pair is left. With end_of_word=None, spell words without a marker.",
+        ),
+        Task(
+            "encode_word",
+            2,
+            ("encode_word",),
+            word_calls,
+            hint="start from [ch if ch in alphabet else '<unk>' for ch in word] + ['</w>'], then "
+            "apply every merge in the order of the list, each one to the whole word.",
+        ),
+        function_task(
+            "merge_table",
+            2,
+            table_fixed,
+            _table_reference,
+            hidden=[(freqs, rng.randint(1, 12), marker) for freqs, marker in hidden],
+            hint="number the merges from 1, as the walkthroughs do, and stop when training stops: "
+            "the cat corpus runs out of pairs after 14 merges.",
+        ),
+        function_task(
+            "wrong_counts",
+            2,
+            wrong_fixed,
+            _wrong_reference,
+            hidden=wrong_hidden,
+            hint="count the pairs of the words as spelled with end_of_word, and keep each claimed "
+            "pair whose true count (0 if it never occurs) differs from the claim.",
+        ),
+    ]

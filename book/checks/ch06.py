@@ -78,7 +78,8 @@ def check_chunk_counts(chunk_counts_) -> None:
                               lambda t=text, p=pattern: list(chunk_counts_(t, p).items()),
                               list(chunk_counts(text, pattern).items())))
     check_cases("chunk_counts", {"chunk_counts": chunk_counts_}, cases, points=2,
-                hint="for chunk in regex.findall(pattern, text): count chunk.encode('utf-8') in a plain "
+                hint="for chunk in regex.findall(pattern, text): count chunk.encode('utf-8') in a "
+            "plain "
                      "dict, so chunks keep the order in which they first occur.")
 
 
@@ -144,7 +145,8 @@ def check_encode_regex(encode_regex) -> None:
         expected = RegexTokenizer(byte_level.merges, GPT2_PATTERN).encode_ordinary(text)
         calls.append(((text, list(byte_level.merges), GPT2_PATTERN), expected))
     check_function("encode_regex", encode_regex, calls, points=2,
-                   hint="for chunk in regex.findall(pattern, text): start from list(chunk.encode('utf-8')) "
+                   hint="for chunk in regex.findall(pattern, text): start from "
+            "list(chunk.encode('utf-8')) "
                         "and apply the merges to that chunk alone (in order, or lowest rank first).")
 
 
@@ -200,24 +202,31 @@ def check_build_encoder(build_encoder) -> None:
             cases.append(Case(f"build_encoder({name} ranks, its pattern)({_short(text)})",
                               lambda e=encoder, t=text: e()(t), reference(text)))
     check_cases("build_encoder", {"build_encoder": build_encoder}, cases, points=4,
-                hint="recover byte_ids and merges once (Task 5), then encode like Task 4: split with the "
+                hint="recover byte_ids and merges once (Task 5), then encode like Task 4: split with "
+            "the "
                      "pattern, map each byte b to byte_ids[b], merge the lowest-ranked pair until none is "
                      "left; merge r creates id 256 + r, which is tiktoken's id.")
 
 
-# --- what the judge needs (see book.checks.core) -----------------------------------------------------
+# --- what the judge needs (see book.checks.core) --------------------------------------------------
 
 # The notebook uses ByteTokenizer (chapter 05) and the patterns; the regex tokenizer is the answer.
-REFERENCE = ("book.tokenizers.regex_bpe", "book.tokenizers.pretokenize", "book.chat", "book.analysis")
-ENCODER_SETUP = '''
+REFERENCE = (
+    "book.tokenizers.regex_bpe",
+    "book.tokenizers.pretokenize",
+    "book.chat",
+    "book.analysis",
+)
+ENCODER_SETUP = """
 from book.encodings import get_encoding
 _built = {}
 def encoder(name):
     if name not in _built:  # build once per encoding, as a real program would
         ranks = dict(TRAINED) if name == "trained" else dict(get_encoding(name)._mergeable_ranks)
-        _built[name] = build_encoder(ranks, PATTERNS["GPT2_PATTERN" if name == "gpt2" else "CL100K_PATTERN"])
+        pattern = PATTERNS["GPT2_PATTERN" if name == "gpt2" else "CL100K_PATTERN"]
+        _built[name] = build_encoder(ranks, pattern)
     return _built[name]
-'''
+"""
 
 
 def _vocab_subset(rng: random.Random, vocab: dict[int, bytes]) -> dict[int, bytes]:
@@ -231,91 +240,231 @@ def judge_tasks(rng: random.Random) -> list[Task]:
     """Chapter 06's tasks for the judge: the check's cases plus hidden ones drawn from rng."""
     texts = [random_text(rng, rng.randint(3, 12)) for _ in range(3)]
     texts.append(window(rng, corpora.english("heldout"), 300))
-    chunk_calls = [Call(f"list(chunk_counts({_short(text)}, {name}).items())", "list(chunk_counts(a0, PATTERNS[a1]).items())",
-                        (text, name), list(chunk_counts(text, pattern).items()), hidden)
-                   for group, hidden in [(["", walkthroughs.DOG_TEXT, MIXED, _english()], False), (texts, True)]
-                   for text in group for name, pattern in PATTERNS.items()]
+    chunk_calls = [
+        Call(
+            f"list(chunk_counts({_short(text)}, {name}).items())",
+            "list(chunk_counts(a0, PATTERNS[a1]).items())",
+            (text, name),
+            list(chunk_counts(text, pattern).items()),
+            hidden,
+        )
+        for group, hidden in [
+            (["", walkthroughs.DOG_TEXT, MIXED, _english()], False),
+            (texts, True),
+        ]
+        for text in group
+        for name, pattern in PATTERNS.items()
+    ]
     vocabularies = {
         "byte-level vocab of Shakespeare": ByteTokenizer.train(_english(), 400).vocab,
-        "byte-level vocab of the parallel passage": ByteTokenizer.train("\n".join(corpora.parallel().values()), 400).vocab,
+        "byte-level vocab of the parallel passage": ByteTokenizer.train(
+            "\n".join(corpora.parallel().values()), 400
+        ).vocab,
         "regex vocab (GPT-2 pattern)": _trained(_english(), 400, "GPT2_PATTERN").vocab,
         "a vocab without merges": ByteTokenizer().vocab,
     }
-    crossing = [Call(f"crossing_tokens({label}, {name})", "crossing_tokens(dict(a0), PATTERNS[a1])", (dict(vocab), name),
-                     _reference_crossing(vocab, PATTERNS[name]), False)
-                for label, vocab in vocabularies.items() for name in ("GPT2_PATTERN", "O200K_PATTERN", "WORDS_ONLY")]
+    crossing = [
+        Call(
+            f"crossing_tokens({label}, {name})",
+            "crossing_tokens(dict(a0), PATTERNS[a1])",
+            (dict(vocab), name),
+            _reference_crossing(vocab, PATTERNS[name]),
+            False,
+        )
+        for label, vocab in vocabularies.items()
+        for name in ("GPT2_PATTERN", "O200K_PATTERN", "WORDS_ONLY")
+    ]
     for label, vocab in list(vocabularies.items())[:3]:
         name, part = rng.choice(list(PATTERNS)), _vocab_subset(rng, dict(vocab))
-        crossing.append(Call(f"crossing_tokens(part of the {label}, {name})", "crossing_tokens(dict(a0), PATTERNS[a1])",
-                             (part, name), _reference_crossing(part, PATTERNS[name]), True))
-    train = [Call(f"train_regex({_short(text)}, {size}, {name})", "train_regex(a0, a1, PATTERNS[a2])", (text, size, name),
-                  _trained(text, size, name).merges, hidden)
-             for group, hidden in [([(walkthroughs.DOG_TEXT, [256, 260, 300]), (MIXED, [270, 300]),
-                                     ("aaaa aaab baaa zy yz", [262])], False),
-                                    ([(text, [rng.randint(258, 300)]) for text in texts], True)]
-             for text, sizes in group for name in PATTERNS for size in sizes]
-    train.append(Call(f"train_regex({_short(_english())}, 320, GPT2_PATTERN)", "train_regex(a0, a1, PATTERNS[a2])",
-                      (_english(), 320, "GPT2_PATTERN"), _trained(_english(), 320, "GPT2_PATTERN").merges))
+        crossing.append(
+            Call(
+                f"crossing_tokens(part of the {label}, {name})",
+                "crossing_tokens(dict(a0), PATTERNS[a1])",
+                (part, name),
+                _reference_crossing(part, PATTERNS[name]),
+                True,
+            )
+        )
+    train = [
+        Call(
+            f"train_regex({_short(text)}, {size}, {name})",
+            "train_regex(a0, a1, PATTERNS[a2])",
+            (text, size, name),
+            _trained(text, size, name).merges,
+            hidden,
+        )
+        for group, hidden in [
+            (
+                [
+                    (walkthroughs.DOG_TEXT, [256, 260, 300]),
+                    (MIXED, [270, 300]),
+                    ("aaaa aaab baaa zy yz", [262]),
+                ],
+                False,
+            ),
+            ([(text, [rng.randint(258, 300)]) for text in texts], True),
+        ]
+        for text, sizes in group
+        for name in PATTERNS
+        for size in sizes
+    ]
+    train.append(
+        Call(
+            f"train_regex({_short(_english())}, 320, GPT2_PATTERN)",
+            "train_regex(a0, a1, PATTERNS[a2])",
+            (_english(), 320, "GPT2_PATTERN"),
+            _trained(_english(), 320, "GPT2_PATTERN").merges,
+        )
+    )
     encode = []
-    for name, fixed in [("GPT2_PATTERN", ["the king's men, 1234 of them", MIXED, corpora.english("heldout")[:500]]),
-                        ("CL100K_PATTERN", ["the king's men, 1234 of them", MIXED]),
-                        ("WORDS_ONLY", ["the king's men,  of them", "日本語 🦙"])]:
+    for name, fixed in [
+        ("GPT2_PATTERN", ["the king's men, 1234 of them", MIXED, corpora.english("heldout")[:500]]),
+        ("CL100K_PATTERN", ["the king's men, 1234 of them", MIXED]),
+        ("WORDS_ONLY", ["the king's men,  of them", "日本語 🦙"]),
+    ]:
         tok = _trained(_english(), 400, name)
-        encode += [Call(f"encode_regex({_short(text)}, merges, {name})", "encode_regex(a0, a1, PATTERNS[a2])",
-                        (text, list(tok.merges), name), tok.encode_ordinary(text), hidden)
-                   for group, hidden in [(fixed, False), (texts[:2], True)] for text in group]
+        encode += [
+            Call(
+                f"encode_regex({_short(text)}, merges, {name})",
+                "encode_regex(a0, a1, PATTERNS[a2])",
+                (text, list(tok.merges), name),
+                tok.encode_ordinary(text),
+                hidden,
+            )
+            for group, hidden in [(fixed, False), (texts[:2], True)]
+            for text in group
+        ]
     byte_level = ByteTokenizer.train(_english(), 400)
     crossing_merges = RegexTokenizer(byte_level.merges, GPT2_PATTERN)
-    encode += [Call(f"encode_regex({_short(text)}, byte-level merges, GPT2_PATTERN)", "encode_regex(a0, a1, PATTERNS[a2])",
-                    (text, list(byte_level.merges), "GPT2_PATTERN"), crossing_merges.encode_ordinary(text), hidden)
-               for text, hidden in [("the king's men, of them", False), (corpora.english("heldout")[:500], False),
-                                    (texts[2], True)]]
+    encode += [
+        Call(
+            f"encode_regex({_short(text)}, byte-level merges, GPT2_PATTERN)",
+            "encode_regex(a0, a1, PATTERNS[a2])",
+            (text, list(byte_level.merges), "GPT2_PATTERN"),
+            crossing_merges.encode_ordinary(text),
+            hidden,
+        )
+        for text, hidden in [
+            ("the king's men, of them", False),
+            (corpora.english("heldout")[:500], False),
+            (texts[2], True),
+        ]
+    ]
     identity = {bytes([b]): b for b in range(256)}
     ranks_list = [
         ("ranks of ab, abc", identity | {b"ab": 256, b"abc": 257}, False),
-        ("ranks where b+c comes first", identity | {b"bc": 256, b"abc": 257, b"ab": 258, b"abab": 259}, False),
-        ("ranks in a shuffled byte order", {bytes([b]): (b * 7 + 3) % 256 for b in range(256)} | {b"hi": 256, b"hi!": 257},
-         False),
-        ("ranks of a tokenizer trained on Shakespeare", _ranks_of(_trained(_english(), 400, "GPT2_PATTERN")), False),
+        (
+            "ranks where b+c comes first",
+            identity | {b"bc": 256, b"abc": 257, b"ab": 258, b"abab": 259},
+            False,
+        ),
+        (
+            "ranks in a shuffled byte order",
+            {bytes([b]): (b * 7 + 3) % 256 for b in range(256)} | {b"hi": 256, b"hi!": 257},
+            False,
+        ),
+        (
+            "ranks of a tokenizer trained on Shakespeare",
+            _ranks_of(_trained(_english(), 400, "GPT2_PATTERN")),
+            False,
+        ),
         ("GPT-2's first 3,000 ranks", _gpt2_prefix(), False),
         ("GPT-2's first ranks (hidden size)", _gpt2_prefix(rng.randint(300, 2999)), True),
-        ("ranks of a tokenizer trained on hidden text",
-         _ranks_of(_trained(texts[3] + texts[0], rng.randint(270, 320), "CL100K_PATTERN")), True),
+        (
+            "ranks of a tokenizer trained on hidden text",
+            _ranks_of(_trained(texts[3] + texts[0], rng.randint(270, 320), "CL100K_PATTERN")),
+            True,
+        ),
     ]
     recover = []
     for label, ranks, hidden in ranks_list:
         byte_ids, merges = recover_merges(ranks)
-        recover.append(Call(f"recover({label})", "recover(dict(a0))", (ranks,), (byte_ids, [pair for pair, _ in merges]),
-                            hidden))
+        recover.append(
+            Call(
+                f"recover({label})",
+                "recover(dict(a0))",
+                (ranks,),
+                (byte_ids, [pair for pair, _ in merges]),
+                hidden,
+            )
+        )
     trained = _trained(_english(), 500, "CL100K_PATTERN")
     secret_texts = texts + [window(rng, corpora.code("python"), 200)]
-    encoders = [Call(f"build_encoder({label} ranks, its pattern)({_short(text)})", f"encoder({name!r})(a0)", (text,),
-                     reference(text), hidden)
-                for name, label, reference in [("gpt2", "gpt2", get_encoding("gpt2").encode_ordinary),
-                                               ("cl100k_base", "cl100k_base", get_encoding("cl100k_base").encode_ordinary),
-                                               ("trained", "a tokenizer trained on Shakespeare", trained.encode_ordinary)]
-                for group, hidden in [(TEST_SET, False), (secret_texts, True)] for text in group]
+    encoders = [
+        Call(
+            f"build_encoder({label} ranks, its pattern)({_short(text)})",
+            f"encoder({name!r})(a0)",
+            (text,),
+            reference(text),
+            hidden,
+        )
+        for name, label, reference in [
+            ("gpt2", "gpt2", get_encoding("gpt2").encode_ordinary),
+            ("cl100k_base", "cl100k_base", get_encoding("cl100k_base").encode_ordinary),
+            ("trained", "a tokenizer trained on Shakespeare", trained.encode_ordinary),
+        ]
+        for group, hidden in [(TEST_SET, False), (secret_texts, True)]
+        for text in group
+    ]
     return [
-        Task("chunk_counts", 2, ("chunk_counts",), chunk_calls, data={"PATTERNS": PATTERNS},
-             hint="for chunk in regex.findall(pattern, text): count chunk.encode('utf-8') in a plain "
-                  "dict, so chunks keep the order in which they first occur."),
-        Task("crossing_tokens", 2, ("crossing_tokens",), crossing, data={"PATTERNS": PATTERNS},
-             hint="skip ids below 256 and tokens whose bytes do not decode as UTF-8 (part of a "
-                  "character); keep the ids whose text regex.findall(pattern, text) cuts into 2+ chunks."),
-        Task("train_regex", 3, ("train_regex",), train, data={"PATTERNS": PATTERNS},
-             hint="count each distinct chunk once with its frequency; each round add freq for every "
-                  "pair inside each chunk, take max(pair_counts, key=pair_counts.get), record "
-                  "(pair, count) and merge it in every chunk. Stop early when no pair is left."),
-        Task("encode_regex", 2, ("encode_regex",), encode, data={"PATTERNS": PATTERNS},
-             hint="for chunk in regex.findall(pattern, text): start from list(chunk.encode('utf-8')) "
-                  "and apply the merges to that chunk alone (in order, or lowest rank first)."),
-        Task("recover", 3, ("recover",), recover,
-             hint="byte_ids[b] = ranks[bytes([b])]; for each token from rank 256 on, run BPE on its "
-                  "bytes using only tokens of lower rank until two parts remain: their ranks are "
-                  "the merged pair."),
-        Task("build_encoder", 4, ("build_encoder",), encoders, setup=ENCODER_SETUP,
-             data={"PATTERNS": PATTERNS, "TRAINED": _ranks_of(trained)},
-             hint="recover byte_ids and merges once (Task 5), then encode like Task 4: split with the "
-                  "pattern, map each byte b to byte_ids[b], merge the lowest-ranked pair until none is "
-                  "left; merge r creates id 256 + r, which is tiktoken's id."),
+        Task(
+            "chunk_counts",
+            2,
+            ("chunk_counts",),
+            chunk_calls,
+            data={"PATTERNS": PATTERNS},
+            hint="for chunk in regex.findall(pattern, text): count chunk.encode('utf-8') in a "
+            "plain "
+            "dict, so chunks keep the order in which they first occur.",
+        ),
+        Task(
+            "crossing_tokens",
+            2,
+            ("crossing_tokens",),
+            crossing,
+            data={"PATTERNS": PATTERNS},
+            hint="skip ids below 256 and tokens whose bytes do not decode as UTF-8 (part of a "
+            "character); keep the ids whose text regex.findall(pattern, text) cuts into 2+ chunks.",
+        ),
+        Task(
+            "train_regex",
+            3,
+            ("train_regex",),
+            train,
+            data={"PATTERNS": PATTERNS},
+            hint="count each distinct chunk once with its frequency; each round add freq for every "
+            "pair inside each chunk, take max(pair_counts, key=pair_counts.get), record "
+            "(pair, count) and merge it in every chunk. Stop early when no pair is left.",
+        ),
+        Task(
+            "encode_regex",
+            2,
+            ("encode_regex",),
+            encode,
+            data={"PATTERNS": PATTERNS},
+            hint="for chunk in regex.findall(pattern, text): start from "
+            "list(chunk.encode('utf-8')) "
+            "and apply the merges to that chunk alone (in order, or lowest rank first).",
+        ),
+        Task(
+            "recover",
+            3,
+            ("recover",),
+            recover,
+            hint="byte_ids[b] = ranks[bytes([b])]; for each token from rank 256 on, run BPE on its "
+            "bytes using only tokens of lower rank until two parts remain: their ranks are "
+            "the merged pair.",
+        ),
+        Task(
+            "build_encoder",
+            4,
+            ("build_encoder",),
+            encoders,
+            setup=ENCODER_SETUP,
+            data={"PATTERNS": PATTERNS, "TRAINED": _ranks_of(trained)},
+            hint="recover byte_ids and merges once (Task 5), then encode like Task 4: split with "
+            "the "
+            "pattern, map each byte b to byte_ids[b], merge the lowest-ranked pair until none is "
+            "left; merge r creates id 256 + r, which is tiktoken's id.",
+        ),
     ]

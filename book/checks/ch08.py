@@ -141,11 +141,12 @@ def check_split_years(split_years) -> None:
     gpt2 = get_encoding("gpt2")
     expected = [year for year in range(1900, 2100) if len(gpt2.encode(f" {year}")) > 1]
     check_value("split_years", split_years, expected, points=2,
-                hint="encode ' 1900', ' 1901', ... (with the space, as a year appears in a sentence) and "
+                hint="encode ' 1900', ' 1901', ... (with the space, as a year appears in a sentence) "
+            "and "
                      "keep the years whose encoding has more than one id, in increasing order.")
 
 
-# --- what the judge needs (see book.checks.core) -----------------------------------------------------
+# --- what the judge needs (see book.checks.core) --------------------------------------------------
 
 # tiktoken is the tool of this chapter, so it stays; the book's measurements are out of reach.
 REFERENCE = ("book.analysis",)
@@ -178,50 +179,124 @@ def _digit_chunks_reference(run: str) -> list[str]:
 
 def judge_tasks(rng: random.Random) -> list[Task]:
     """Chapter 08's tasks for the judge: the check's cases plus hidden ones drawn from rng."""
-    texts = [random_text(rng, rng.randint(1, 12)) for _ in range(3)] + [window(rng, corpora.code("python"), 300)]
-    cost_fixed = [(text, ENCODINGS[i % 3], [2.5, 0.15, 10.0, 1.1][i % 4])
-                  for i, text in enumerate([*TEXTS, corpora.parallel()["Hindi"], corpora.code("c")])]
+    texts = [random_text(rng, rng.randint(1, 12)) for _ in range(3)] + [
+        window(rng, corpora.code("python"), 300)
+    ]
+    cost_fixed = [
+        (text, ENCODINGS[i % 3], [2.5, 0.15, 10.0, 1.1][i % 4])
+        for i, text in enumerate([*TEXTS, corpora.parallel()["Hindi"], corpora.code("c")])
+    ]
     cost_fixed.append((TEXTS[4], "o200k_base", 0.0))
     cost_hidden = [(text, rng.choice(ENCODINGS), round(rng.uniform(0.05, 20), 2)) for text in texts]
     passages = corpora.parallel()
     some = {language: passages[language] for language in ["Hindi", "French", "Amharic", "Chinese"]}
-    made_up = {"plain": "the cat sat on the mat", "shout": "THE CAT SAT ON THE MAT", "spaced": "t h e  c a t"}
+    made_up = {
+        "plain": "the cat sat on the mat",
+        "shout": "THE CAT SAT ON THE MAT",
+        "spaced": "t h e  c a t",
+    }
     chosen = rng.sample(sorted(passages), 4)
     secret = {language: passages[language] for language in chosen}
-    premium_fixed = [(passages, ["gpt2", "o200k_base"], "English"), (some, ["cl100k_base"], "French"),
-                     (made_up, list(ENCODINGS), "spaced"), (some, ["o200k_base"], "Klingon")]
-    premium_hidden = [(secret, rng.sample(ENCODINGS, 2), rng.choice(chosen)),
-                      ({f"t{i}": text for i, text in enumerate(texts)}, ["cl100k_base"], "t1")]
-    premium = calls_of("premium_table", premium_fixed, _premium_reference,
-                       label=lambda args: f"premium_table(passages of {list(args[0])[:4]}…, {args[1]}, {args[2]!r})")
-    premium += calls_of("premium_table", premium_hidden, _premium_reference, hidden=True,
-                        label=lambda args: f"premium_table(passages of {list(args[0])[:4]}…, {args[1]}, {args[2]!r})")
+    premium_fixed = [
+        (passages, ["gpt2", "o200k_base"], "English"),
+        (some, ["cl100k_base"], "French"),
+        (made_up, list(ENCODINGS), "spaced"),
+        (some, ["o200k_base"], "Klingon"),
+    ]
+    premium_hidden = [
+        (secret, rng.sample(ENCODINGS, 2), rng.choice(chosen)),
+        ({f"t{i}": text for i, text in enumerate(texts)}, ["cl100k_base"], "t1"),
+    ]
+    premium = calls_of(
+        "premium_table",
+        premium_fixed,
+        _premium_reference,
+        label=lambda args: (
+            f"premium_table(passages of {list(args[0])[:4]}…, {args[1]}, {args[2]!r})"
+        ),
+    )
+    premium += calls_of(
+        "premium_table",
+        premium_hidden,
+        _premium_reference,
+        hidden=True,
+        label=lambda args: (
+            f"premium_table(passages of {list(args[0])[:4]}…, {args[1]}, {args[2]!r})"
+        ),
+    )
     python, plays = corpora.code("python"), corpora.english("all")
-    only_fixed = [("the cat sat on the mat", "the dog sat", "gpt2"), ("the dog sat", "the cat sat on the mat", "gpt2"),
-                  ("same text", "same text", "o200k_base"), ("", "anything", "cl100k_base"),
-                  ("Hello 😀 World 🌍", "Hello World", "cl100k_base"), (python, plays, "r50k_base"),
-                  (plays, python, "r50k_base"), (json_sample(), url_sample(), "o200k_base")]
+    only_fixed = [
+        ("the cat sat on the mat", "the dog sat", "gpt2"),
+        ("the dog sat", "the cat sat on the mat", "gpt2"),
+        ("same text", "same text", "o200k_base"),
+        ("", "anything", "cl100k_base"),
+        ("Hello 😀 World 🌍", "Hello World", "cl100k_base"),
+        (python, plays, "r50k_base"),
+        (plays, python, "r50k_base"),
+        (json_sample(), url_sample(), "o200k_base"),
+    ]
     only_hidden = [(a, b, rng.choice(ENCODINGS)) for a, b in zip(texts, texts[1:] + texts[:1])]
-    runs = ["7", "42", "123", "1234", "1887", "20240101", "1234567", "0000000000", "3141592653589",
-            *number_sample(40, seed=3).replace(".", " ").split()]
-    secret_runs = ["".join(rng.choice("0123456789") for _ in range(rng.randint(1, 25))) for _ in range(6)]
+    runs = [
+        "7",
+        "42",
+        "123",
+        "1234",
+        "1887",
+        "20240101",
+        "1234567",
+        "0000000000",
+        "3141592653589",
+        *number_sample(40, seed=3).replace(".", " ").split(),
+    ]
+    secret_runs = [
+        "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 25))) for _ in range(6)
+    ]
     gpt2 = get_encoding("gpt2")
     return [
-        function_task("prompt_cost", 3, cost_fixed, _prompt_cost_reference, hidden=cost_hidden, compare=_cost_close,
-                      hint="n = len(enc.encode_ordinary(text)) with enc = get_encoding(encoding_name); "
-                           "the price is n * usd_per_million / 1_000_000, returned as (n, float)."),
-        Task("premium_table", 3, ("premium_table",), premium, compare=_table_close,
-             hint="count each passage's tokens once per encoding, then divide by the count of the "
-                  "reference language; keep the order of encoding_names and of passages; raise "
-                  "ValueError when reference is not a key of passages."),
-        function_task("tokens_only_in", 3, only_fixed, _tokens_only_in_reference, hidden=only_hidden,
-                      hint="encode both texts, take the set difference of their ids, and return it as a "
-                           "sorted list of ints."),
-        function_task("digit_chunks", 2, [(run,) for run in runs], _digit_chunks_reference,
-                      hidden=[(run,) for run in secret_runs],
-                      hint="cl100k's pattern \\p{N}{1,3} takes up to three digits at a time from the left, "
-                           "so only the last chunk can be shorter."),
-        value_task("split_years", 2, [year for year in range(1900, 2100) if len(gpt2.encode(f" {year}")) > 1],
-                   hint="encode ' 1900', ' 1901', ... (with the space, as a year appears in a sentence) and "
-                        "keep the years whose encoding has more than one id, in increasing order."),
+        function_task(
+            "prompt_cost",
+            3,
+            cost_fixed,
+            _prompt_cost_reference,
+            hidden=cost_hidden,
+            compare=_cost_close,
+            hint="n = len(enc.encode_ordinary(text)) with enc = get_encoding(encoding_name); "
+            "the price is n * usd_per_million / 1_000_000, returned as (n, float).",
+        ),
+        Task(
+            "premium_table",
+            3,
+            ("premium_table",),
+            premium,
+            compare=_table_close,
+            hint="count each passage's tokens once per encoding, then divide by the count of the "
+            "reference language; keep the order of encoding_names and of passages; raise "
+            "ValueError when reference is not a key of passages.",
+        ),
+        function_task(
+            "tokens_only_in",
+            3,
+            only_fixed,
+            _tokens_only_in_reference,
+            hidden=only_hidden,
+            hint="encode both texts, take the set difference of their ids, and return it as a "
+            "sorted list of ints.",
+        ),
+        function_task(
+            "digit_chunks",
+            2,
+            [(run,) for run in runs],
+            _digit_chunks_reference,
+            hidden=[(run,) for run in secret_runs],
+            hint="cl100k's pattern \\p{N}{1,3} takes up to three digits at a time from the left, "
+            "so only the last chunk can be shorter.",
+        ),
+        value_task(
+            "split_years",
+            2,
+            [year for year in range(1900, 2100) if len(gpt2.encode(f" {year}")) > 1],
+            hint="encode ' 1900', ' 1901', ... (with the space, as a year appears in a sentence) "
+            "and "
+            "keep the years whose encoding has more than one id, in increasing order.",
+        ),
     ]

@@ -49,7 +49,9 @@ Compare = Callable[[Any, Any], bool]
 # The passing line, parsed by the exercise generator to learn each task's name and points.
 PASS_LINE = re.compile(r"✔ (?P<task>[\w.-]+): .+ — (?P<points>\d+)/(?P=points) points?")
 TASK_NAME = re.compile(r"[\w.-]+")
-NOT_ATTEMPTED = "not attempted yet — replace `raise NotImplementedError()` with your code and run the cell"
+NOT_ATTEMPTED = (
+    "not attempted yet — replace `raise NotImplementedError()` with your code and run the cell"
+)
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,11 @@ class Result:
 
 
 def show(value: Any, limit: int = 100) -> str:
-    """A short, deterministic repr: sets sorted, long reprs cut. show({'b', 'a'}) -> "{'a', 'b'}"."""
+    """A short, deterministic repr: sets sorted, long reprs cut.
+
+    >>> show({'b', 'a'})
+    "{'a', 'b'}"
+    """
     if isinstance(value, (set, frozenset)) and value:
         text = "{" + ", ".join(sorted(map(show, value))) + "}"
     else:
@@ -117,16 +123,23 @@ def _raised(label: str, error: Exception) -> str:
 
 
 def equal(got: Any, expected: Any) -> bool:
-    """Structural ==: a list must be a list (not a tuple), 3.0 is not 3, a Counter may stand for a dict.
+    """Structural ==: a list is not a tuple, 3.0 is not 3, a Counter may stand for a dict.
 
     Containers are compared item by item and everything else with the expected type's own ==, so
     an answer cannot pass by overriding __eq__.
     """
     if isinstance(expected, (list, tuple)):
-        return isinstance(got, type(expected)) and len(got) == len(expected) and all(map(equal, got, expected))
+        return (
+            isinstance(got, type(expected))
+            and len(got) == len(expected)
+            and all(map(equal, got, expected))
+        )
     if isinstance(expected, dict):
-        return (isinstance(got, dict) and got.keys() == expected.keys()
-                and all(equal(got[key], expected[key]) for key in expected))
+        return (
+            isinstance(got, dict)
+            and got.keys() == expected.keys()
+            and all(equal(got[key], expected[key]) for key in expected)
+        )
     return type(got) is type(expected) and bool(expected == got)
 
 
@@ -138,8 +151,9 @@ def same(compare: Compare, got: Any, expected: Any) -> bool:
         return False
 
 
-def run_cases(task: str, cases: Iterable[Case], points: int, hint: str = "",
-              compare: Compare = equal) -> Result:
+def run_cases(
+    task: str, cases: Iterable[Case], points: int, hint: str = "", compare: Compare = equal
+) -> Result:
     """Run cases in order and stop at the first failure; the learner's output is swallowed."""
     n_cases = 0
     for case in cases:
@@ -149,8 +163,12 @@ def run_cases(task: str, cases: Iterable[Case], points: int, hint: str = "",
                 got = case.compute()
         except NotImplementedError:
             return Result(task, 0, points, fail_line(task, NOT_ATTEMPTED, points))
-        except Exception as error:  # not BaseException: KeyboardInterrupt (a timeout) must stop the cell
-            return Result(task, 0, points, fail_line(task, _raised(case.label, error), points, hint))
+        except (
+            Exception
+        ) as error:  # not BaseException: KeyboardInterrupt (a timeout) must stop the cell
+            return Result(
+                task, 0, points, fail_line(task, _raised(case.label, error), points, hint)
+            )
         if not same(compare, got, case.expected):
             detail = f"{case.label} — expected {show(case.expected)}, got {show(got)}"
             if show(got) == show(case.expected) or not isinstance(got, type(case.expected)):
@@ -162,7 +180,7 @@ def run_cases(task: str, cases: Iterable[Case], points: int, hint: str = "",
 
 
 def raised(function: Callable, *args: Any) -> str:
-    """The name of the exception function(*args) raises, or 'no error': for cases expecting an error.
+    """The name of the exception function(*args) raises, or 'no error': for expected errors.
 
     Case("f(-1) should raise", lambda: raised(f, -1), "ValueError")
     """
@@ -179,8 +197,10 @@ def missing(task: str, points: int, **answers: Any) -> Result | None:
     """A failing Result naming the first answer that is not defined (None), else None."""
     for name, answer in answers.items():
         if answer is None:
-            detail = (f"`{name}` is not defined yet — write it in the cell above and run that cell "
-                      f"(if the cell raised an error, fix that first)")
+            detail = (
+                f"`{name}` is not defined yet — write it in the cell above and run that cell "
+                f"(if the cell raised an error, fix that first)"
+            )
             return Result(task, 0, points, fail_line(task, detail, points))
     return None
 
@@ -189,7 +209,8 @@ def not_callable(task: str, points: int, **functions: Any) -> Result | None:
     """A failing Result naming the first of functions that is not a function, else None."""
     for name, function in functions.items():
         if not callable(function):
-            detail = f"`{name}` should be a function, but it is {type(function).__name__} {show(function, 40)}"
+            kind = type(function).__name__
+            detail = f"`{name}` should be a function, but it is {kind} {show(function, 40)}"
             return Result(task, 0, points, fail_line(task, detail, points))
     return None
 
@@ -205,38 +226,66 @@ def call_label(name: str, args: tuple) -> str:
 
 
 def function_cases(name: str, func: Callable, calls: Iterable[tuple[tuple, Any]]) -> list[Case]:
-    """Cases calling func(*args) for each (args, expected); args are copied so func may mutate them."""
+    """Cases calling func(*args) for each (args, expected), on copies: func may mutate them."""
     cases = []
     for args, expected in calls:
         if not isinstance(args, tuple):
-            raise TypeError(f"the arguments of a case of {name} must be a tuple, like ({args!r},), not {args!r}")
-        cases.append(Case(call_label(name, args), lambda args=args: func(*copy.deepcopy(args)), expected))
+            raise TypeError(
+                f"the arguments of a case of {name} must be a tuple, like ({args!r},), not {args!r}"
+            )
+        cases.append(
+            Case(call_label(name, args), lambda args=args: func(*copy.deepcopy(args)), expected)
+        )
     return cases
 
 
-def check_function(task: str, func: Any, calls: Iterable[tuple[tuple, Any]], points: int, hint: str = "",
-                   compare: Compare = equal, name: str | None = None) -> None:
+def check_function(
+    task: str,
+    func: Any,
+    calls: Iterable[tuple[tuple, Any]],
+    points: int,
+    hint: str = "",
+    compare: Compare = equal,
+    name: str | None = None,
+) -> None:
     """Check func(*args) == expected for each (args, expected) and print one line.
 
     check_function("utf8_length", utf8_length, [(("a",), 1), (("é",), 2)], points=2)
     """
     name = name or task
-    result = (missing(task, points, **{name: func}) or not_callable(task, points, **{name: func})
-              or run_cases(task, function_cases(name, func, calls), points, hint, compare))
+    result = (
+        missing(task, points, **{name: func})
+        or not_callable(task, points, **{name: func})
+        or run_cases(task, function_cases(name, func, calls), points, hint, compare)
+    )
     report(result)
 
 
-def check_value(task: str, value: Any, expected: Any, points: int, hint: str = "",
-                compare: Compare = equal, name: str | None = None) -> None:
+def check_value(
+    task: str,
+    value: Any,
+    expected: Any,
+    points: int,
+    hint: str = "",
+    compare: Compare = equal,
+    name: str | None = None,
+) -> None:
     """Check a value the learner computed (a variable, not a function) and print one line."""
     name = name or task
     result = missing(task, points, **{name: value}) or run_cases(
-        task, [Case(name, lambda: value, expected)], points, hint, compare)
+        task, [Case(name, lambda: value, expected)], points, hint, compare
+    )
     report(result)
 
 
-def check_cases(task: str, answers: dict[str, Any], cases: Iterable[Case], points: int,
-                hint: str = "", compare: Compare = equal) -> None:
+def check_cases(
+    task: str,
+    answers: dict[str, Any],
+    cases: Iterable[Case],
+    points: int,
+    hint: str = "",
+    compare: Compare = equal,
+) -> None:
     """Check custom cases that use the learner's answers (name -> object; all must be defined).
 
     A Case computes lazily, so its compute may call answers that turn out to be undefined.
