@@ -68,7 +68,10 @@ def json_sample() -> str:
         }
         for language in corpora.parallel_info()
     ]
-    return json.dumps({"passage": "parallel.tsv", "languages": records}, indent=2, ensure_ascii=False) + "\n"
+    return (
+        json.dumps({"passage": "parallel.tsv", "languages": records}, indent=2, ensure_ascii=False)
+        + "\n"
+    )
 
 
 def url_sample() -> str:
