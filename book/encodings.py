@@ -35,7 +35,7 @@ from pathlib import Path
 
 from book.tokenizers.bpe_core import build_vocab
 from book.tokenizers.gpt2_files import merges_text, vocab_text
-from book.tokenizers.regex_bpe import recover_merges
+from book.tokenizers.bpe_vocab import recover_merges
 
 ENCODINGS = ("gpt2", "r50k_base", "cl100k_base", "o200k_base")
 PTH_NAME = "book_tiktoken_cache.pth"

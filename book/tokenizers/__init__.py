@@ -13,6 +13,7 @@ One interface, :class:`Tokenizer`, and the book's reference tokenizers, one modu
 """
 
 from book.tokenizers.base import UNK, Tokenizer
+from book.tokenizers.bpe_train import train_bpe
 from book.tokenizers.byte_bpe import ByteTokenizer
 from book.tokenizers.char_bpe import CharBPE
 from book.tokenizers.characters import CharTokenizer
@@ -27,4 +28,5 @@ __all__ = [
     "RegexTokenizer",
     "Tokenizer",
     "WordTokenizer",
+    "train_bpe",
 ]

@@ -17,10 +17,11 @@ text use them, and ``encode_ordinary`` treats them as plain text.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
+from book.tokenizers import streaming
 from book.tokenizers.base import check_train_vocab_size
 from book.tokenizers.bpe_core import (
     N_BYTES,
@@ -33,10 +34,13 @@ from book.tokenizers.bpe_core import (
 )
 from book.tokenizers.bpe_file import read_bpe_file, write_bpe_file
 from book.tokenizers.bpe_train import train_merges
+from book.tokenizers.bpe_vocab import model_from_vocab_merges, recover_merges, vocab_and_merges
 from book.tokenizers.byte_bpe import ByteTokenizer
 from book.tokenizers.errors import BPEFileError, DisallowedSpecialTokenError
+from book.tokenizers.gpt2_files import read_gpt2_files, write_gpt2_files
 from book.tokenizers.patterns import (
     CL100K_PATTERN,
+    GPT2_PATTERN,
     check_special_names,
     compile_pattern,
     special_token_regex,
@@ -44,38 +48,9 @@ from book.tokenizers.patterns import (
 from book.tokenizers.pretokenize import training_chunk_counts
 from book.tokenizers.trace import Step
 
+__all__ = ["RegexTokenizer", "recover_merges", "special_token_regex"]
+
 CACHE_SIZE = 100_000  # chunks remembered by a tokenizer; most text repeats its words
-
-
-def recover_merges(mergeable_ranks: Mapping[bytes, int]) -> tuple[list[int], list[Merge]]:
-    """``byte_ids`` and ``merges`` equivalent to tiktoken's ``{token bytes: rank}``.
-
-    Token ids are the ranks: the 256 single bytes have ranks 0-255 (in their own order) and
-    the token of rank ``r`` is merge number ``r - 256``. Its two parts are what BPE makes of
-    its bytes with the merges recovered before it (the lower ranks): exactly two tokens, or
-    the ranks are not those of a BPE. Counts are unknown (``None``).
-
-    >>> recover_merges({bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257})[1]
-    [((97, 98), None), ((256, 99), None)]
-    """
-    tokens = sorted(mergeable_ranks, key=mergeable_ranks.get)
-    if [mergeable_ranks[token] for token in tokens] != list(range(len(tokens))):
-        raise ValueError("the ranks must be 0, 1, 2, ... without gaps or repeats")
-    if any(len(token) != 1 for token in tokens[:N_BYTES]) or len(tokens) < N_BYTES:
-        raise ValueError("ranks 0-255 must be the 256 single bytes")
-    byte_ids = [mergeable_ranks[bytes([byte])] for byte in range(N_BYTES)]
-    ranks: dict = {}
-    merges: list[Merge] = []
-    for rank, token in enumerate(tokens[N_BYTES:]):
-        parts = merge_lowest_rank([byte_ids[byte] for byte in token], ranks)
-        if len(parts) != 2:
-            raise ValueError(
-                f"token {token!r} (rank {N_BYTES + rank}) cannot be built by merging two "
-                "lower-ranked tokens, so no list of merges reproduces this encoding"
-            )
-        ranks[tuple(parts)] = rank
-        merges.append((tuple(parts), None))
-    return byte_ids, merges
 
 
 class RegexTokenizer(ByteTokenizer):
@@ -154,6 +129,79 @@ class RegexTokenizer(ByteTokenizer):
             encoding = tiktoken.get_encoding(encoding)
         byte_ids, merges = recover_merges(encoding._mergeable_ranks)
         return cls(merges, encoding._pat_str, dict(encoding._special_tokens), byte_ids)
+
+    @classmethod
+    def from_vocab_merges(
+        cls,
+        vocab: Mapping[int, bytes],
+        merges: Sequence[tuple[bytes, bytes]],
+        special_tokens: Iterable[str] | None = None,
+        pattern: str = GPT2_PATTERN,
+    ) -> RegexTokenizer:
+        """The tokenizer of a vocabulary ``{id: bytes}`` and merges of bytes (CS336's form).
+
+        Ids are exactly the vocabulary's, in whatever order it numbers them. Special tokens
+        (names) missing from the vocabulary get the ids after its largest; ``None`` takes
+        every entry that no byte or merge makes as one. Errors say what does not fit:
+        see :func:`~book.tokenizers.bpe_vocab.model_from_vocab_merges`.
+
+        >>> vocab = {0: b"<|eot|>", **{i + 1: bytes([i]) for i in range(256)}, 257: b"hi"}
+        >>> tok = RegexTokenizer.from_vocab_merges(vocab, [(b"h", b"i")], ["<|eot|>"])
+        >>> tok.encode("hi!<|eot|>", allowed_special="all")
+        [257, 34, 0]
+        """
+        model = model_from_vocab_merges(vocab, merges, special_tokens)
+        return cls(model.merges, pattern, model.special_tokens, model.byte_ids, model.new_ids)
+
+    def vocab_and_merges(self) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+        """``({id: bytes}, [(left, right), ...])``: the tokenizer in CS336's form, specials too.
+
+        >>> RegexTokenizer([((104, 105), 2)]).vocab_and_merges()[1]
+        [(b'h', b'i')]
+        """
+        return vocab_and_merges(self.byte_ids, self.merges, self.new_ids, self.special_tokens)
+
+    @classmethod
+    def from_gpt2_files(
+        cls,
+        vocab_path: str | Path,
+        merges_path: str | Path,
+        special_tokens: Iterable[str] | None = None,
+        pattern: str = GPT2_PATTERN,
+    ) -> RegexTokenizer:
+        """Load GPT-2-style ``vocab.json`` and ``merges.txt`` (as Hugging Face writes them)."""
+        vocab, merges = read_gpt2_files(vocab_path, merges_path)
+        return cls.from_vocab_merges(vocab, merges, special_tokens, pattern)
+
+    def save_gpt2_files(self, directory: str | Path) -> tuple[Path, Path]:
+        """Write ``vocab.json`` and ``merges.txt`` into ``directory`` (the split pattern is not
+        part of that format: pass it to ``from_gpt2_files``, or to Hugging Face's pre-tokenizer).
+        """
+        vocab, merges = self.vocab_and_merges()
+        return write_gpt2_files(directory, vocab, merges)
+
+    def to_tiktoken(self, name: str):
+        """This tokenizer as a ``tiktoken.Encoding``: the same ids, at Rust speed.
+
+        tiktoken ranks a pair by the id of the token it makes, so the merges must make ids
+        that grow with their rank (true of every tokenizer the book trains and of GPT-2's);
+        a tokenizer numbered otherwise is refused.
+
+        >>> tok = RegexTokenizer.train("the cat sat on the mat", 270)
+        >>> tok.to_tiktoken("cats").encode("the mat") == tok.encode("the mat")
+        True
+        """
+        import tiktoken
+
+        if any(a >= b for a, b in zip(self.new_ids, self.new_ids[1:])):
+            raise ValueError(
+                "tiktoken merges the pair whose token has the smallest id, so the ids that the "
+                "merges make must grow with their rank; this tokenizer's do not"
+            )
+        ranks = {token: token_id for token_id, token in self.vocab.items()}
+        return tiktoken.Encoding(
+            name, pat_str=self.pattern, mergeable_ranks=ranks, special_tokens=self.special_tokens
+        )
 
     def register_special_tokens(self, special_tokens: Mapping[str, int]) -> None:
         """Add special tokens ``{text: id}``; an id must not be a learned token's.
@@ -253,6 +301,40 @@ class RegexTokenizer(ByteTokenizer):
         except UnicodeEncodeError:  # say where the surrogate is in the text, not in its part
             raise surrogate_error(text) from None
         return ids
+
+    def encode_iterable(
+        self,
+        pieces: Iterable[str],
+        *,
+        allowed_special: Collection[str] | Literal["all"] = frozenset(),
+        disallowed_special: Collection[str] | Literal["all"] = "all",
+    ) -> Iterator[int]:
+        """The ids of ``"".join(pieces)`` (e.g. an open file's lines), yielded lazily.
+
+        The same ids as ``encode`` of the whole; memory is bounded by the longest stretch of
+        text without a place to cut (a line, usually), never by the whole text. See
+        :mod:`book.tokenizers.streaming`.
+
+        >>> tok = RegexTokenizer.train("low lower lowest", 260)
+        >>> list(tok.encode_iterable(["low lo", "wer"])) == tok.encode("low lower")
+        True
+        """
+        return streaming.encode_iterable(self, pieces, allowed_special, disallowed_special)
+
+    def encode_file(
+        self,
+        path: str | Path,
+        *,
+        workers: int | None = None,
+        allowed_special: Collection[str] | Literal["all"] = frozenset(),
+        disallowed_special: Collection[str] | Literal["all"] = "all",
+    ) -> Iterator[int]:
+        """The ids of a UTF-8 file, yielded in order, its blocks encoded by ``workers`` processes.
+
+        ``workers=None``: one for a small file, else every CPU. A byte that is not UTF-8 is
+        an error naming its offset and line.
+        """
+        return streaming.encode_file(self, path, workers, allowed_special, disallowed_special)
 
     def trace(self, text: str) -> list[Step]:
         """Pieces of ``text`` before any merge and after each merge that changed a chunk."""
