@@ -16,7 +16,6 @@ import sys
 import time
 from pathlib import Path
 
-import nbformat
 import pytest
 from test_exercise_system import DEMO, fill
 
@@ -69,7 +68,7 @@ CHEATS = {
         "a network connection",
     ),
 }
-# Cheats in a cell of their own, before the task's answer: (cell source, what the report says).
+# Cheats at the top of the answer's cell, before the function: (code, what the report says).
 CELL_CHEATS = {
     "sys_exit_in_cell": ("import sys\nsys.exit(1)", "raised SystemExit"),
     "os_exit_in_cell": ("import os\nos._exit(1)", "the kernel died while running this cell"),
@@ -78,6 +77,7 @@ CELL_CHEATS = {
         "hoard = []\nwhile True:\n    hoard.append(bytearray(10**7))",
         "raised MemoryError",
     ),
+    "cell_loop": ("while True:\n    pass", "timed out after 5 s"),
 }
 
 
@@ -142,8 +142,8 @@ def graded(demo_exercise, tmp_path_factory):
         nb = fill(exercise, solutions)
         if code is None:
             code = f"open({str(out)!r}, 'w').write('learner,points\\nme,100\\n')"
-        at = next(k for k, cell in enumerate(nb.cells) if cell.get("id") == "char-codes")
-        nb.cells.insert(at, nbformat.v4.new_code_cell(code, id="cheat-cell"))
+        cell = next(cell for cell in nb.cells if cell.get("id") == "char-codes")
+        cell.source = code + "\n" + cell.source
         (folder / f"{name}.ipynb").write_text(notebook_text(nb))
     before = time.monotonic()
     done, rows = _grade(folder, "--exercises", str(exercises_dir))
@@ -162,18 +162,19 @@ def test_a_cheat_in_an_answer_scores_zero_and_is_named(graded, cheat):
 
 
 @pytest.mark.parametrize("cheat", sorted(CELL_CHEATS))
-def test_a_cheat_in_a_cell_of_its_own_costs_the_task_and_is_named(graded, cheat):
+def test_a_cheat_in_an_answers_cell_scores_zero_and_is_named(graded, cheat):
     done, rows, _ = graded
     report = _report_of(done.stdout, cheat)
     assert CELL_CHEATS[cheat][1] in report, report
+    assert rows[(cheat, "char_codes")]["points"] == "0", rows[(cheat, "char_codes")]
     assert rows[(cheat, "euro_bytes")]["status"] == "passed"
     assert rows[(cheat, "round_trip")]["status"] == "passed"
 
 
 def test_the_grader_output_stays_the_graders(graded):
-    done, rows, _ = graded
-    assert rows[("write_grader_output", "char_codes")]["points"] == "2"  # its answer is right
-    assert "me,100" not in done.stdout and ("write_grader_output", "char_codes") in rows
+    done, rows, _ = graded  # rows were read from the very file the cheat tried to write
+    assert len({stem for stem, _ in rows}) == len(CHEATS) + len(CELL_CHEATS)
+    assert all(row["learner"] != "me" for row in rows.values())
 
 
 def test_no_process_outlives_the_grading(graded):
