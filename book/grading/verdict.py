@@ -106,7 +106,7 @@ def judge_task(task: Task, record: dict | None, problem: str | None = None) -> T
     if record is None:
         if problem and problem.startswith("timed out"):
             return TaskGrade(
-                task.name, 0, task.points, "timed out", f"the task's calls {problem}", "timeout"
+                task.name, 0, task.points, "timed out", f"grading this task {problem}", "timeout"
             )
         if problem and problem.startswith("not run"):
             return TaskGrade(task.name, 0, task.points, "not run", problem, "not run")
