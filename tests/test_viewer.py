@@ -182,7 +182,8 @@ def test_ids_view_shows_ids_made_without_encode():
     view = ids_view(tok, [256, 300, 256], label="by hand")
     assert view.pieces == (b"hi", b"<|end|>", b"hi") and view.highlight == (1,)
     assert view.text == "hi<|end|>hi" and view.name == "by hand"
-    assert "1 token ·" in ids_view(tok, [256]).html() and "3 tokens ·" in view.html()
+    assert "<b>1</b> token ·" in ids_view(tok, [256]).html()
+    assert "<b>3</b> tokens ·" in view.html()
 
 
 def test_compare_shows_each_tokenizer_once_with_one_style_sheet():

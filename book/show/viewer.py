@@ -130,7 +130,8 @@ class TokenView:
 
     def __repr__(self) -> str:
         return (
-            f"TokenView({self.name!r}, {self.n_tokens} tokens, "
+            f"TokenView({self.name!r}, {self.n_tokens} "
+            f"{'token' if self.n_tokens == 1 else 'tokens'}, "
             f"{self.bytes_per_token:.2f} bytes per token)"
         )
 
