@@ -192,7 +192,7 @@ def grade_file(
             find_sandbox(sandbox),
             hide,
         )
-    except ImportError as error:  # the grader's own installation, not the learner
+    except (ImportError, LookupError) as error:  # the grader's own installation or checks
         return Grade(
             path,
             exercise,

@@ -346,3 +346,14 @@ def test_exercise_from_metadata_then_file_name_else_a_clear_error():
     assert (
         grade.learner_name(Path("s/bob/02_characters.ipynb"), "02_characters", [Path("s")]) == "bob"
     )
+
+
+def test_a_check_module_without_judge_data_is_a_clear_grading_error(tmp_path, capsys):
+    exercises_dir = tmp_path / "exercises"
+    exercises_dir.mkdir()
+    nb = read_notebook(ROOT / "exercises" / "01_text_to_numbers.ipynb")
+    nb.metadata.book["checks"] = "book.checks.core"  # a module with checks but no judge_tasks
+    (exercises_dir / "01_text_to_numbers.ipynb").write_text(nbformat.writes(nb))
+    (tmp_path / "work.ipynb").write_text(nbformat.writes(nb))
+    assert grade.main([str(tmp_path / "work.ipynb"), "--exercises", str(exercises_dir)]) == 2
+    assert "book.checks.core has no judge_tasks(rng)" in capsys.readouterr().err
