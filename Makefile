@@ -22,12 +22,13 @@ _build/.package-stamp: $(shell find book -name '*.py' -o -path 'book/data/*' -ty
 	rm -rf _build/.jupyter_cache
 	mkdir -p _build && touch $@
 
+# Two workers (pytest-xdist); the tests that share the built book stay on one of them.
 test: setup-test _build/.package-stamp lint grader-deps
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadgroup
 
 # The inner loop: unit, property and doctests; no notebooks, no book build, no browser (< 1 min).
 test-fast: $(VENV)/.dev-installed encodings
-	$(PY) -m pytest -q -m "not slow and not browser"
+	HYPOTHESIS_MAX_EXAMPLES=50 $(PY) -m pytest -q -n 2 -m "not slow and not browser"
 
 # Style (ruff) and the package's floors (import-linter's layers contract in pyproject.toml).
 lint: $(VENV)/.dev-installed

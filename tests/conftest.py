@@ -33,3 +33,15 @@ def built_book() -> subprocess.CompletedProcess:
         text=True,
         cwd=ROOT,
     )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (make test), keep every test of the built book on one worker.
+
+    The book build and the browser tests share session fixtures (the built book, the fixture
+    books, the widget JavaScript in .cache): one worker builds them once, instead of two
+    workers building the same folders at the same time.
+    """
+    for item in items:
+        if "built_book" in item.fixturenames or item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.xdist_group("built-book"))
