@@ -7,13 +7,15 @@ Speed is measured by ``benchmarks/bench_bpe.py``, never here; memory is measured
 
 from __future__ import annotations
 
+import itertools
 import json
 import tracemalloc
 from collections import Counter
+from unittest import mock
 
 import pytest
 import regex
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from parity_corpus import TEXTS
 from tokenizers import Regex, decoders, pre_tokenizers
@@ -21,7 +23,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers.models import BPE
 
 from book.encodings import cache_key, default_cache_dir, expected_files, get_encoding
-from book.tokenizers import RegexTokenizer, blocks, train_bpe
+from book.tokenizers import RegexTokenizer, blocks, streaming, train_bpe
 from book.tokenizers.blocks import NotUTF8Error
 from book.tokenizers.bpe_train import file_chunk_counts
 from book.tokenizers.bpe_vocab import recover_merges
@@ -141,7 +143,6 @@ def test_an_unknown_pattern_is_cut_only_at_special_tokens(tmp_path, monkeypatch)
     assert counts[b" "] == 600 and counts[b"cdab"] == 299
 
 
-@settings(max_examples=300)
 @given(
     st.lists(
         st.sampled_from(
@@ -377,20 +378,27 @@ def tokenizer():
     return RegexTokenizer.train(CORPUS, 800, pattern=GPT2_PATTERN, special_tokens=[EOT, "<|a|>\n"])
 
 
-def test_encode_iterable_over_a_file_equals_encode_of_the_whole(tokenizer, corpus_file):
+@pytest.mark.parametrize("batch", [1, 100, streaming.BATCH])
+def test_encode_iterable_over_a_file_equals_encode_of_the_whole(tokenizer, corpus_file, batch):
     whole = tokenizer.encode(CORPUS, allowed_special="all")
-    with open(corpus_file, encoding="utf-8", newline="") as lines:  # keep "\r\n" as it is
-        assert list(tokenizer.encode_iterable(lines, allowed_special="all")) == whole
-    assert list(tokenizer.encode_iterable([])) == []
+    with mock.patch.object(streaming, "BATCH", batch):
+        with open(corpus_file, encoding="utf-8", newline="") as lines:  # keep "\r\n" as it is
+            assert list(tokenizer.encode_iterable(lines, allowed_special="all")) == whole
+        assert list(tokenizer.encode_iterable([])) == []
 
 
 def test_encode_iterable_is_lazy(tokenizer):
-    def pieces():
-        yield "the first line of many\n"
-        raise RuntimeError("read too far")
+    line, read = "the first line of many\n", 0
 
-    ids = tokenizer.encode_iterable(pieces())
-    assert next(ids) == tokenizer.encode("the")[0]  # given before the second piece is asked for
+    def endless():
+        nonlocal read
+        while True:
+            read += 1
+            yield line
+
+    first = list(itertools.islice(tokenizer.encode_iterable(endless()), 5))
+    assert first == tokenizer.encode(line)[:5]
+    assert read * len(line) < 2 * streaming.BATCH  # a batch was read, not the endless rest
 
 
 def allocated_while_streaming(tokenizer, path) -> int:
@@ -415,8 +423,8 @@ def test_streaming_memory_is_bounded_by_the_line_not_the_file(tokenizer, tmp_pat
     tokenizer.encode_ordinary(line)  # its chunks are cached before measuring
     peak_small = allocated_while_streaming(tokenizer, small)
     peak_big = allocated_while_streaming(tokenizer, big)
-    assert peak_big < 200_000, peak_big  # the whole text would take 2.8 MB as str
-    assert peak_big < 2 * peak_small + 50_000  # flat: 20 times the text, not 20 times the memory
+    assert peak_big < 1_000_000, peak_big  # the whole text would take 2.8 MB as str alone
+    assert peak_big < 1.5 * peak_small + 50_000  # flat: 20 times the text, not the memory
 
 
 def test_encode_file_in_parallel_blocks_equals_encode(tokenizer, corpus_file, monkeypatch):
@@ -429,7 +437,8 @@ def test_encode_file_in_parallel_blocks_equals_encode(tokenizer, corpus_file, mo
 def test_streaming_refuses_a_disallowed_special_token_at_its_place(tokenizer):
     text = "plain text " * 50 + EOT + " more"
     pieces = [text[i : i + 7] for i in range(0, len(text), 7)]
-    with pytest.raises(ValueError, match=f"at position {text.index(EOT)}"):
+    position = text.index(EOT)
+    with mock.patch.object(streaming, "BATCH", 10), pytest.raises(ValueError, match=f"{position}"):
         list(tokenizer.encode_iterable(pieces))
 
 
@@ -465,13 +474,13 @@ piece_texts = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=300)
 @given(piece_texts, st.lists(st.integers(0, 200), max_size=8))
 def test_any_split_into_pieces_encodes_like_the_whole(tokenizer, text, cuts):
     bounds = sorted({0, len(text), *(c % (len(text) + 1) for c in cuts)})
     pieces = [text[a:b] for a, b in zip(bounds, bounds[1:])]
     expected = tokenizer.encode(text, allowed_special="all")
-    assert list(tokenizer.encode_iterable(pieces, allowed_special="all")) == expected
+    with mock.patch.object(streaming, "BATCH", 1):  # look for a cut after every piece
+        assert list(tokenizer.encode_iterable(pieces, allowed_special="all")) == expected
     assert tokenizer.decode(expected) == text
 
 
@@ -484,3 +493,17 @@ def test_fast_encoder_round_trips_any_text(tokenizer, text):
         list(tokenizer.encode_iterable(text.splitlines(keepends=True), disallowed_special=()))
         == ids
     )
+
+
+@given(
+    st.text("aab c\n", max_size=80),
+    st.integers(0, 40),
+    st.lists(st.text("ab c\n", max_size=30), max_size=4),
+    st.sampled_from(["first", "lexicographic"]),
+)
+def test_to_tiktoken_matches_any_trained_tokenizer(train_text, merges, texts, tie_break):
+    """tiktoken merges by the rank of the merged token; on trained merges that is BPE's rule."""
+    tok = RegexTokenizer.train(train_text, 256 + merges, pattern=GPT2_PATTERN, tie_break=tie_break)
+    encoding = tok.to_tiktoken("tiny")
+    for text in [*texts, train_text]:
+        assert encoding.encode_ordinary(text) == tok.encode_ordinary(text)

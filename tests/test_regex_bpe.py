@@ -377,3 +377,21 @@ def test_saved_file_is_readable_text(saved):
     assert lines[2] == 'special_tokens: {"<|x|>": 500}'
     assert lines[4] == "merges: 6" and len(lines) == 11
     assert lines[5] == "256 97 98 4"  # new id, left, right, count: "a" "b" seen 4 times
+
+
+def test_a_token_that_bpe_does_not_rebuild_is_not_taken_whole():
+    """Merges ab, bc, a+bc make abc, yet BPE turns "abc" into ab, c: no whole-token shortcut."""
+    tok = RegexTokenizer([((97, 98), None), ((98, 99), None), ((97, 257), None)], r"\S+|\s+")
+    assert tok.encode("abc abc") == [256, 99, 32, 256, 99] == tok.encode_by_replay("abc abc")
+    assert tok.encode("xbc") == [120, 257]
+    with pytest.raises(ValueError, match="does not turn the bytes of token b'abc' back"):
+        tok.to_tiktoken("inconsistent")
+
+
+def test_the_whole_token_shortcut_gives_what_merging_gives():
+    tok = RegexTokenizer.train(TRAINING_TEXT, 400)
+    for token in tok.vocab.values():
+        text = token.decode("utf-8", "replace")
+        if text.encode() == token and tok.split(text) == [text]:
+            tok._cache.clear()
+            assert tok.encode_ordinary(text) == tok.encode_by_replay(text)

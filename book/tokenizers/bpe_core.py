@@ -303,11 +303,13 @@ _GONE = object()  # marks a merged-away position in the heap encoder's linked li
 def _merge_lowest_rank_heap(
     symbols: Sequence[S], ranks: Mapping[Pair[S], int], new_symbols: Sequence[S] = NEXT_IDS
 ) -> list[S]:
-    """:func:`merge_lowest_rank` for long sequences: a linked list of symbols, a heap of pairs.
+    """:func:`merge_lowest_rank` for long sequences: a linked list of symbols, a heap of ranks.
 
-    The heap holds ``(rank, position)`` for pairs as they were when pushed; an entry whose
-    position now starts a different pair is stale and skipped (a rank names exactly one pair).
-    Equal ranks pop leftmost first, as in :func:`merge`. Time ``n log n`` for ``n`` symbols.
+    Where each rank's pair occurs is kept in a bucket, and a min-heap holds the ranks present:
+    pop the lowest, merge its occurrences left to right, file the pairs each merge creates
+    under their ranks. An occurrence that an earlier merge changed is skipped (a rank names
+    exactly one pair). The heap holds ranks, not occurrences, so a piece that repeats a few
+    merges many times (64K letters of one word) costs little more than one pass per merge.
 
     >>> _merge_lowest_rank_heap([7, 7, 7, 8], {(7, 7): 0, (256, 8): 2, (7, 8): 1})
     [256, 257]
@@ -317,24 +319,35 @@ def _merge_lowest_rank_heap(
     next_ = [*range(1, size), -1]
     prev = list(range(-1, size - 1))
     get = ranks.get
-    heap = [(get(pair), i) for i, pair in enumerate(zip(tokens, tokens[1:])) if pair in ranks]
-    heapq.heapify(heap)
+    where: dict[int, list[int]] = {}  # rank -> positions where its pair starts (or started)
+    heap: list[int] = []  # the ranks that have a bucket
+
+    def file(rank: int, position: int) -> None:
+        bucket = where.get(rank)
+        if bucket is None:
+            where[rank] = [position]
+            heapq.heappush(heap, rank)
+        else:
+            bucket.append(position)
+
+    for position, pair in enumerate(zip(tokens, tokens[1:])):
+        if (rank := get(pair)) is not None:
+            file(rank, position)
     while heap:
-        rank, node = heapq.heappop(heap)
-        right = next_[node]
-        if tokens[node] is _GONE or right < 0 or get((tokens[node], tokens[right])) != rank:
-            continue
-        new, after, before = new_symbols[rank], next_[right], prev[node]
-        tokens[node], tokens[right], next_[node] = new, _GONE, after
-        if after >= 0:
-            prev[after] = node
-            pushed = get((new, tokens[after]))
-            if pushed is not None:
-                heapq.heappush(heap, (pushed, node))
-        if before >= 0:
-            pushed = get((tokens[before], new))
-            if pushed is not None:
-                heapq.heappush(heap, (pushed, before))
+        rank = heapq.heappop(heap)
+        new = new_symbols[rank]
+        for node in sorted(where.pop(rank)):
+            right = next_[node]
+            if right < 0 or tokens[node] is _GONE or get((tokens[node], tokens[right])) != rank:
+                continue  # stale: an earlier merge changed this place
+            after, before = next_[right], prev[node]
+            tokens[node], tokens[right], next_[node] = new, _GONE, after
+            if after >= 0:
+                prev[after] = node
+                if (pushed := get((new, tokens[after]))) is not None:
+                    file(pushed, node)
+            if before >= 0 and (pushed := get((tokens[before], new))) is not None:
+                file(pushed, before)
     return [token for token in tokens if token is not _GONE]
 
 

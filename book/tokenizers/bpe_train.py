@@ -97,17 +97,23 @@ class PairIndex:
             for symbol in set(self.tokens):
                 self._spell(symbol, symbol_bytes(symbol))
         start = 0
-        for symbols, _weight in data:
+        tokens, counts, where, first = self.tokens, self.counts, self.where, self.first
+        for symbols, weight in data:
             end = start + len(symbols)
             if end > start:  # no pair spans two sequences
                 self.next[end - 1] = -1
                 self.prev[start] = -1
-            for i in range(start, end - 1):
-                self._add((self.tokens[i], self.tokens[i + 1]), i)
+            for node in range(start, end - 1):  # nodes in increasing order: the first is first
+                pair = (tokens[node], tokens[node + 1])
+                nodes = where.get(pair)
+                if nodes is None:
+                    where[pair], counts[pair], first[pair] = {node}, weight, node
+                else:
+                    nodes.add(node)
+                    counts[pair] += weight
             start = end
         self.heap = [self._entry(pair) for pair in self.counts]
         heapq.heapify(self.heap)
-        self.changed.clear()
 
     def _spell(self, symbol, spelled: bytes) -> None:
         """Remember the bytes of ``symbol`` and its heap key (for the lexicographic rule)."""
@@ -122,16 +128,27 @@ class PairIndex:
         return (-self.counts[pair], self.key[left], self.key[right], self.first[pair], pair)
 
     def _add(self, pair: Pair, node: int) -> None:
-        self.counts[pair] = self.counts.get(pair, 0) + self.weights[node]
-        self.where.setdefault(pair, set()).add(node)
-        self.first[pair] = min(self.first.get(pair, node), node)
+        """Count ``pair`` starting at ``node`` (the hot path of training: kept to plain steps)."""
+        nodes = self.where.get(pair)
+        if nodes is None:
+            self.where[pair] = {node}
+            self.counts[pair] = self.weights[node]
+            self.first[pair] = node
+        else:
+            nodes.add(node)
+            self.counts[pair] += self.weights[node]
+            if node < self.first[pair]:
+                self.first[pair] = node
         self.changed.add(pair)
 
     def _remove(self, pair: Pair, node: int) -> None:
-        self.counts[pair] -= self.weights[node]
-        self.where[pair].discard(node)
+        """Uncount ``pair`` starting at ``node``; forget the pair when no occurrence is left."""
+        nodes = self.where[pair]
+        nodes.discard(node)
         self.changed.add(pair)
-        if not self.where[pair]:
+        if nodes:
+            self.counts[pair] -= self.weights[node]
+        else:
             del self.counts[pair], self.where[pair], self.first[pair]
 
     def pop_best(self) -> tuple[Pair, int] | None:
@@ -150,26 +167,34 @@ class PairIndex:
         return None
 
     def merge(self, pair: Pair, new) -> None:
-        """Merge every occurrence of ``pair``, left to right, updating only the pairs it touches."""
+        """Merge every occurrence of ``pair``, left to right, updating only the pairs it touches.
+
+        Around an occurrence ``a b``, between ``x`` and ``y``: the pairs ``x a`` and ``b y``
+        lose one occurrence, ``x new`` and ``new y`` gain one; ``a b`` itself is gone once every
+        occurrence is merged.
+        """
         tokens, next_, prev = self.tokens, self.next, self.prev
+        add, remove = self._add, self._remove
         if self.tie_break == "lexicographic" and new not in self.spelled:
             self._spell(new, self.spelled[pair[0]] + self.spelled[pair[1]])
-        for node in sorted(self.where[pair]):
-            if node not in self.where.get(pair, ()):  # eaten by the previous one, as in "aaa"
+        occurrences = self.where[pair]
+        for node in sorted(occurrences):
+            if node not in occurrences:  # eaten by the previous one, as in "aaa"
                 continue
             right = next_[node]
             after, before = next_[right], prev[node]
             if before >= 0:
-                self._remove((tokens[before], tokens[node]), before)
-            self._remove(pair, node)
+                remove((tokens[before], tokens[node]), before)
             if after >= 0:
-                self._remove((tokens[right], tokens[after]), right)
+                remove((tokens[right], tokens[after]), right)
             tokens[node], next_[node] = new, after
             if after >= 0:
                 prev[after] = node
-                self._add((new, tokens[after]), node)
+                add((new, tokens[after]), node)
             if before >= 0:
-                self._add((tokens[before], new), before)
+                add((tokens[before], new), before)
+        del self.counts[pair], self.where[pair], self.first[pair]
+        self.changed.discard(pair)
         for changed in self.changed:
             if changed in self.counts:
                 heapq.heappush(self.heap, self._entry(changed))

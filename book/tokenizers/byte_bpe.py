@@ -68,6 +68,9 @@ class ByteTokenizer:
         self.ranks = ranks_of(self.merges)
         self.vocab = build_vocab(self.merges, self.byte_ids, self.new_ids)
         self._id_to_bytes = self.vocab  # what decode accepts; RegexTokenizer adds specials
+        # Byte ids 0-255 in any order: bytes.translate maps a text's bytes to ids at C speed.
+        in_range = sorted(self.byte_ids) == identity_byte_ids()
+        self._translation = bytes(self.byte_ids) if in_range else None
 
     @classmethod
     def train(cls, text: str, vocab_size: int, *, tie_break: TieBreak = "first") -> ByteTokenizer:
@@ -99,8 +102,14 @@ class ByteTokenizer:
 
     def text_to_byte_ids(self, text: str) -> list[int]:
         """The ids of the single bytes of ``text`` (before any merge)."""
+        return self.text_to_byte_ids_of(utf8_bytes(text))
+
+    def text_to_byte_ids_of(self, data: bytes) -> list[int]:
+        """The ids of the bytes ``data`` (before any merge)."""
+        if self._translation is not None:
+            return list(data.translate(self._translation))
         byte_ids = self.byte_ids
-        return [byte_ids[byte] for byte in utf8_bytes(text)]
+        return [byte_ids[byte] for byte in data]
 
     def encode(self, text: str) -> list[int]:
         """Ids of ``text``: its bytes, then the lowest-ranked pair merged until none is left.

@@ -51,6 +51,7 @@ from book.tokenizers.trace import Step
 __all__ = ["RegexTokenizer", "recover_merges", "special_token_regex"]
 
 CACHE_SIZE = 100_000  # chunks remembered by a tokenizer; most text repeats its words
+WHOLE_TOKEN_CHECK = 20_000  # merges up to which _whole_tokens checks every token (< 0.5 s)
 
 
 class RegexTokenizer(ByteTokenizer):
@@ -78,6 +79,7 @@ class RegexTokenizer(ByteTokenizer):
         self._regex = compile_pattern(pattern)
         self.special_tokens: dict[str, int] = {}
         self._cache: dict[str, list[int]] = {}
+        self._whole: dict[bytes, int] | None = None  # see _whole_tokens
         self.register_special_tokens(special_tokens or {})
 
     @classmethod
@@ -128,7 +130,10 @@ class RegexTokenizer(ByteTokenizer):
 
             encoding = tiktoken.get_encoding(encoding)
         byte_ids, merges = recover_merges(encoding._mergeable_ranks)
-        return cls(merges, encoding._pat_str, dict(encoding._special_tokens), byte_ids)
+        tok = cls(merges, encoding._pat_str, dict(encoding._special_tokens), byte_ids)
+        # recover_merges built each token from two lower-ranked ones, so BPE rebuilds each.
+        tok._whole = {token: token_id for token_id, token in tok.vocab.items()}
+        return tok
 
     @classmethod
     def from_vocab_merges(
@@ -198,6 +203,13 @@ class RegexTokenizer(ByteTokenizer):
                 "tiktoken merges the pair whose token has the smallest id, so the ids that the "
                 "merges make must grow with their rank; this tokenizer's do not"
             )
+        if len(self._whole_tokens()) < len(self.vocab):
+            token = next(t for t in self.vocab.values() if t not in self._whole_tokens())
+            raise ValueError(
+                f"BPE does not turn the bytes of token {token!r} back into that token, but "
+                "tiktoken encodes a piece that is a whole token as that token: the two would "
+                "give different ids. Merges learned by training never do this."
+            )
         ranks = {token: token_id for token_id, token in self.vocab.items()}
         return tiktoken.Encoding(
             name, pat_str=self.pattern, mergeable_ranks=ranks, special_tokens=self.special_tokens
@@ -241,11 +253,17 @@ class RegexTokenizer(ByteTokenizer):
         return self._regex.findall(text)
 
     def encode_ordinary(self, text: str) -> list[int]:
-        """Ids of ``text``, with special tokens' text encoded as ordinary text."""
+        """Ids of ``text``, with special tokens' text encoded as ordinary text.
+
+        Each distinct chunk is encoded once and remembered (most text repeats its words), so
+        the loop below is mostly a dict lookup per chunk.
+        """
         ids: list[int] = []
+        extend, remembered = ids.extend, self._cache.get
         try:
             for chunk in self._regex.findall(text):
-                ids.extend(self._encode_chunk(chunk))
+                chunk_ids = remembered(chunk)
+                extend(self._encode_chunk(chunk) if chunk_ids is None else chunk_ids)
         except UnicodeEncodeError:  # say where the surrogate is in the text, not in its chunk
             raise surrogate_error(text) from None
         return ids
@@ -361,14 +379,42 @@ class RegexTokenizer(ByteTokenizer):
         return cls(saved.merges, saved.pattern, saved.special_tokens, saved.byte_ids, saved.new_ids)
 
     def _encode_chunk(self, chunk: str) -> list[int]:
-        """Ids of one chunk, remembered: the same word is encoded once per tokenizer."""
-        ids = self._cache.get(chunk)
-        if ids is None:
+        """Ids of one chunk not seen before, remembered for the next time.
+
+        A chunk that is itself a token which BPE rebuilds from its bytes is that one token,
+        found by a dict lookup instead of merging (tiktoken's shortcut; made exact here by
+        :meth:`_whole_tokens`). Most words of a text are such tokens.
+        """
+        whole = self._whole if self._whole is not None else self._whole_tokens(WHOLE_TOKEN_CHECK)
+        token_id = whole.get(chunk.encode("utf-8"))
+        if token_id is not None:
+            ids = [token_id]
+        else:
             ids = merge_lowest_rank(self.text_to_byte_ids(chunk), self.ranks, self.new_ids)
-            if len(self._cache) >= CACHE_SIZE:
-                self._cache.clear()
-            self._cache[chunk] = ids
+        if len(self._cache) >= CACHE_SIZE:
+            self._cache.clear()
+        self._cache[chunk] = ids
         return ids
+
+    def _whole_tokens(self, limit: int | None = None) -> dict[bytes, int]:
+        """``{bytes: id}`` of the learned tokens that BPE turns back into themselves.
+
+        BPE need not rebuild a token from its bytes (merges ``ab``, ``bc``, ``a+bc`` make
+        ``abc``, yet ``abc`` encodes as ``ab`` ``c``), so each token is checked once. Above
+        ``limit`` merges the check costs more than it saves for most uses, and no shortcut
+        is taken (``from_tiktoken`` knows every token passes, and says so).
+        """
+        if self._whole is not None and len(self._whole) == len(self.merges) + 256:
+            return self._whole
+        whole = {token: token_id for token_id, token in self.vocab.items() if len(token) == 1}
+        if limit is None or len(self.merges) <= limit:
+            for token_id in self.new_ids:
+                token = self.vocab[token_id]
+                ids = self.text_to_byte_ids_of(token)
+                if merge_lowest_rank(ids, self.ranks, self.new_ids) == [token_id]:
+                    whole[token] = token_id
+        self._whole = whole
+        return whole
 
     def _special_names(self, names: Collection[str] | str, argument: str) -> set[str]:
         """``names`` as a set ("all" = every special token); unknown names are an error."""

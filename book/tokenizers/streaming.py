@@ -36,6 +36,7 @@ from book.tokenizers.errors import DisallowedSpecialTokenError
 from book.tokenizers.pretokenize import SPACE_CUT_PATTERNS, last_cut
 
 Specials = Collection[str] | Literal["all"]
+BATCH = 1 << 14  # characters gathered before looking for a cut: one encode call per batch
 
 
 def encode_iterable(
@@ -60,6 +61,8 @@ def encode_iterable(
             kind = type(piece).__name__
             raise TypeError(f"encode_iterable needs pieces of text (str), got {kind}")
         buffer += piece
+        if len(buffer) < BATCH:
+            continue
         # A cut needs the characters around it, and every special token that could span it.
         end = len(buffer) - longest
         cut = last_cut(buffer, end, tokenizer.pattern, names, start=checked)
