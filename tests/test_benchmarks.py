@@ -17,6 +17,6 @@ def test_benchmark_runs_and_prints_every_table(capsys):
     out = capsys.readouterr().out
     rows = out.splitlines()
     assert sum("workers=" in row and row.endswith("x the time") for row in rows) == 4
-    assert sum(row.endswith("of tiktoken's speed") for row in rows) == 2
+    assert sum(row.endswith("of tiktoken's speed") for row in rows) == 3
     assert any(row.startswith("one 64K-character piece") for row in rows)
     assert sum(row.startswith("stream a ") and "peak RSS +" in row for row in rows) == 2

@@ -386,11 +386,12 @@ class RegexTokenizer(ByteTokenizer):
         :meth:`_whole_tokens`). Most words of a text are such tokens.
         """
         whole = self._whole if self._whole is not None else self._whole_tokens(WHOLE_TOKEN_CHECK)
-        token_id = whole.get(chunk.encode("utf-8"))
+        data = chunk.encode("utf-8")
+        token_id = whole.get(data)
         if token_id is not None:
             ids = [token_id]
         else:
-            ids = merge_lowest_rank(self.text_to_byte_ids(chunk), self.ranks, self.new_ids)
+            ids = merge_lowest_rank(self.text_to_byte_ids_of(data), self.ranks, self.new_ids)
         if len(self._cache) >= CACHE_SIZE:
             self._cache.clear()
         self._cache[chunk] = ids
