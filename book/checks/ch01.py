@@ -1,107 +1,108 @@
-"""Checks of exercises/01_text_to_numbers.ipynb. Python's own UTF-8 codec is the reference."""
+"""Checks of exercises/01_text_to_numbers.ipynb. Python's own UTF-8 codec is the reference.
 
+Two tasks end in a question the learner answers from their own numbers. Those answers are
+checked without printing the expected value (``choice``, ``verdict``): a failing line says
+"wrong", not what is right, so the number cannot be copied from the check.
+"""
+
+from __future__ import annotations
+
+import math
 import random
+import unicodedata
+from typing import Any
+
+import regex
 
 from book import corpora
-from book.checks.core import Case, check_cases, check_function, check_value, raised
-from book.checks.spec import Call, Task, calls_of, function_task, random_text, value_task
+from book.checks.core import Case, check_cases, check_function, equal, raised, same
+from book.checks.spec import Call, Task, calls_of, function_task, random_text
 
 # Both ends of every UTF-8 length range, plus characters from several scripts.
-CODE_POINTS = [0x00, 0x41, 0x7F, 0x80, 0xE9, 0x7FF, 0x800, 0x20AC, 0x4F60, 0xD7FF, 0xE000,
-               0xFFFF, 0x10000, 0x1F30D, 0x10FFFF]
+CODE_POINTS = [
+    0x00,
+    0x41,
+    0x7F,
+    0x80,
+    0xE9,
+    0x7FF,
+    0x800,
+    0x20AC,
+    0x4F60,
+    0xD7FF,
+    0xE000,
+    0xFFFF,
+    0x10000,
+    0x1F30D,
+    0x10FFFF,
+]
 INVALID_CODE_POINTS = [0xD800, 0xDFFF, 0x110000, -1]
-TEXTS = ["", "hi", "café", "naïve ☕", "Ωmega", "привет", "你好", "👨‍👩‍👧‍👦", "🇫🇷 ok", "a\u0301", "\x00\n\t"]
+LETTERS = ("a", "b", "c", "d")
+
+
+def choice(answer: Any, right: str) -> str:
+    """'right', 'wrong', or what is wrong with the form of a multiple-choice answer.
+
+    >>> choice("b", "b"), choice("a", "b"), choice("B", "b")
+    ('right', 'wrong', 'not one of a, b, c, d (one lower-case letter in quotes)')
+    """
+    if not isinstance(answer, str) or answer not in LETTERS:
+        return f"not one of {', '.join(LETTERS)} (one lower-case letter in quotes)"
+    return "right" if answer == right else "wrong"
+
+
+def readable(value: Any) -> str:
+    r"""repr(value), with combining marks written as escapes, so that 'e\u0301' is not read as 'é'.
+
+    >>> print(readable("cafe\u0301"))
+    'cafe\u0301'
+    """
+    return "".join(
+        f"\\u{ord(ch):04x}" if unicodedata.category(ch).startswith("M") else ch
+        for ch in repr(value)
+    )
+
+
+def verdict(value: Any, expected: Any, compare=equal) -> str:
+    """'right' or 'wrong': a measured answer judged without showing the expected value."""
+    return "right" if same(compare, value, expected) else "wrong"
+
+
+def close(got: Any, expected: Any) -> bool:
+    """Floats equal up to rounding (so do tuples and lists of them); anything else by equal.
+
+    >>> close(0.1 + 0.2, 0.3), close((1.0, 2.0), (1.0, 2.0000000001)), close(1, 1.0)
+    (True, True, False)
+    """
+    if isinstance(expected, float):
+        return isinstance(got, float) and math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
+    if isinstance(expected, (list, tuple)):
+        return (
+            isinstance(got, type(expected))
+            and len(got) == len(expected)
+            and all(map(close, got, expected))
+        )
+    return equal(got, expected)
+
+
+# --- Task 1 and 2: lengths and encoding by hand (unchanged) -----------------------------------
+
+LENGTH_HINT = "compare the code point with 0x7F, 0x7FF and 0xFFFF."
+ENCODE_HINT = (
+    "lead byte 110xxxxx, 1110xxxx or 11110xxx, then 10xxxxxx continuation bytes holding 6 bits "
+    "each; surrogates U+D800–U+DFFF and values past U+10FFFF are not characters."
+)
 
 
 def check_utf8_length(utf8_length) -> None:
     """utf8_length(code_point) -> how many bytes UTF-8 uses for that code point."""
-    check_function("utf8_length", utf8_length,
-                   [((cp,), len(chr(cp).encode("utf-8"))) for cp in CODE_POINTS], points=2,
-                   hint="compare the code point with 0x7F, 0x7FF and 0xFFFF.")
-
-
-def check_encode_code_point(encode_code_point) -> None:
-    """encode_code_point(code_point) -> its UTF-8 bytes as ints; ValueError for non-characters."""
-    cases = [Case(f"encode_code_point({hex(cp)})", lambda cp=cp: encode_code_point(cp),
-                  list(chr(cp).encode("utf-8"))) for cp in CODE_POINTS]
-    cases += [Case(f"encode_code_point({hex(cp)}) should raise", lambda cp=cp: raised(encode_code_point, cp),
-                   "ValueError") for cp in INVALID_CODE_POINTS]
-    check_cases("encode_code_point", {"encode_code_point": encode_code_point}, cases, points=3,
-                hint="lead byte 110xxxxx, 1110xxxx or 11110xxx, then 10xxxxxx continuation bytes "
-                     "holding 6 bits each; surrogates U+D800–U+DFFF and values past U+10FFFF are not characters.")
-
-
-def check_utf8_encode(utf8_encode) -> None:
-    """utf8_encode(text) -> the UTF-8 bytes of a whole string, as ints."""
-    check_function("utf8_encode", utf8_encode, [((text,), list(text.encode("utf-8"))) for text in TEXTS],
-                   points=2, hint="encode each character with encode_code_point and concatenate the lists.")
-
-
-def _latin1_pair():
-    """A lossy encoder/decoder pair: characters outside Latin-1 become '?'."""
-    return (lambda text: list(text.encode("latin-1", errors="replace")),
-            lambda ids: bytes(ids).decode("latin-1"))
-
-
-def _fragile_pair():
-    """An encoder that raises on emoji (anything above U+FFFF)."""
-    def encode(text):
-        if any(ord(ch) > 0xFFFF for ch in text):
-            raise ValueError("emoji not supported")
-        return list(text.encode("utf-8"))
-    return encode, lambda ids: bytes(ids).decode("utf-8")
-
-
-def check_round_trip_failures(round_trip_failures) -> None:
-    """round_trip_failures(encode, decode, samples) -> the samples that do not survive, in order."""
-    utf8 = (lambda text: list(text.encode("utf-8")), lambda ids: bytes(ids).decode("utf-8"))
-    cases = [
-        Case("round_trip_failures(utf8_encode, utf8_decode, TEXTS)",
-             lambda: round_trip_failures(*utf8, list(TEXTS)), []),
-        Case("round_trip_failures(latin1_encode, latin1_decode, TEXTS)",
-             lambda: round_trip_failures(*_latin1_pair(), list(TEXTS)),
-             [t for t in TEXTS if any(ord(ch) > 0xFF for ch in t)]),
-        Case("round_trip_failures(encoder that raises on emoji, decode, TEXTS)",
-             lambda: round_trip_failures(*_fragile_pair(), list(TEXTS)),
-             [t for t in TEXTS if any(ord(ch) > 0xFFFF for ch in t)]),
-    ]
-    check_cases("round_trip_failures", {"round_trip_failures": round_trip_failures}, cases, points=3,
-                hint="keep a sample when decode(encode(s)) != s, and also when encode or decode raises.")
-
-
-def check_heaviest_language(heaviest_language) -> None:
-    """heaviest_language == the language whose parallel passage has the most UTF-8 bytes."""
-    passages = corpora.parallel()
-    expected = max(passages, key=lambda name: len(passages[name].encode("utf-8")))
-    check_value("heaviest_language", heaviest_language, expected, points=1,
-                hint="count bytes (len(text.encode('utf-8'))), not characters.")
-
-
-# --- what the judge needs (see book.checks.core) --------------------------------------------------
-
-REFERENCE: tuple[str, ...] = ()  # the reference is Python's own codec, which no one can take away
-
-# The encoder/decoder pairs round_trip_failures is given, as source: the judge sends it into the
-# learner's kernel and runs it here too, so both sides use the very same functions.
-PAIRS_SETUP = """
-def utf8_encode_(text):
-    return list(text.encode("utf-8"))
-def utf8_decode_(ids):
-    return bytes(ids).decode("utf-8")
-def latin1_encode(text):
-    return list(text.encode("latin-1", errors="replace"))
-def latin1_decode(ids):
-    return bytes(ids).decode("latin-1")
-def fragile_encode(text):
-    if any(ord(ch) > 0xFFFF for ch in text):
-        raise ValueError("emoji not supported")
-    return list(text.encode("utf-8"))
-"""
-PAIRS = {
-    "utf8_encode_, utf8_decode_": "UTF-8",
-    "latin1_encode, latin1_decode": "Latin-1",
-    "fragile_encode, utf8_decode_": "an encoder that raises on emoji",
-}
+    check_function(
+        "utf8_length",
+        utf8_length,
+        [((cp,), len(chr(cp).encode("utf-8"))) for cp in CODE_POINTS],
+        points=2,
+        hint=LENGTH_HINT,
+    )
 
 
 def _encode_code_point_reference(code_point: int) -> list[int]:
@@ -111,9 +112,263 @@ def _encode_code_point_reference(code_point: int) -> list[int]:
     return list(chr(code_point).encode("utf-8"))
 
 
+def check_encode_code_point(encode_code_point) -> None:
+    """encode_code_point(code_point) -> its UTF-8 bytes as ints; ValueError for non-characters."""
+    cases = [
+        Case(
+            f"encode_code_point({hex(cp)})",
+            lambda cp=cp: encode_code_point(cp),
+            _encode_code_point_reference(cp),
+        )
+        for cp in CODE_POINTS
+    ]
+    cases += [
+        Case(
+            f"encode_code_point({hex(cp)}) should raise",
+            lambda cp=cp: raised(encode_code_point, cp),
+            "ValueError",
+        )
+        for cp in INVALID_CODE_POINTS
+    ]
+    check_cases(
+        "encode_code_point",
+        {"encode_code_point": encode_code_point},
+        cases,
+        points=3,
+        hint=ENCODE_HINT,
+    )
+
+
+# --- Task 3: truncate to a byte budget --------------------------------------------------------
+
+TRUNCATE_CASES = [
+    ("", 0),
+    ("hi", 0),
+    ("hi", 1),
+    ("hi", 2),
+    ("hi", 9),
+    ("café", 4),
+    ("café", 5),
+    ("你好", 2),
+    ("你好", 3),
+    ("你好", 5),
+    ("你好", 6),
+    ("a👍🏽", 4),
+    ("a👍🏽", 5),
+    ("a👍🏽", 8),
+    ("a👍🏽", 9),
+    ("cafe\u0301!", 5),
+    ("👨‍👩‍👧‍👦", 11),
+    ("Ωmega", 1),
+    ("x", -1),
+]
+TRUNCATE_HINT = (
+    "count bytes, not characters: add utf8_length(ord(ch)) character by character and stop at "
+    "the first character that would take the total past max_bytes (a prefix of exactly "
+    "max_bytes bytes fits; never keep part of a character); a negative max_bytes raises "
+    "ValueError."
+)
+
+
+def truncate_reference(text: str, max_bytes: int) -> str:
+    """The longest prefix of text whose UTF-8 encoding fits in max_bytes bytes.
+
+    >>> truncate_reference("你好", 5)
+    '你'
+    """
+    if max_bytes < 0:
+        raise ValueError(f"max_bytes must be 0 or more, not {max_bytes}")
+    return text.encode("utf-8")[:max_bytes].decode("utf-8", errors="ignore")
+
+
+def _result_or_error(function, *args) -> Any:
+    """function(*args), or the name of the exception it raised (NotImplementedError propagates)."""
+    try:
+        return function(*args)
+    except NotImplementedError:
+        raise
+    except ValueError:
+        return "ValueError"
+    except Exception as error:  # the learner may raise anything; we name it
+        return type(error).__name__
+
+
+def _label(name: str, args: tuple) -> str:
+    """How a call reads in a line: _label("f", ("é", 1)) -> "f('é', 1)"."""
+    return f"{name}({', '.join(readable(arg) for arg in args)})"
+
+
+def check_truncate_utf8(truncate_utf8) -> None:
+    """truncate_utf8(text, max_bytes) -> the longest prefix of whole characters that fits."""
+    cases = [
+        Case(
+            _label("truncate_utf8", args),
+            lambda args=args: _result_or_error(truncate_utf8, *args),
+            _result_or_error(truncate_reference, *args),
+        )
+        for args in TRUNCATE_CASES
+    ]
+    check_cases(
+        "truncate_utf8", {"truncate_utf8": truncate_utf8}, cases, points=2, hint=TRUNCATE_HINT
+    )
+
+
+# --- Task 4: decode by hand, as far as the bytes are valid ------------------------------------
+
+DECODE_CASES = [
+    [],
+    [104, 105],
+    [226, 130, 172],
+    [0xC2, 0x80, 0xDF, 0xBF, 0xE0, 0xA0, 0x80, 0xED, 0x9F, 0xBF],
+    [0xEF, 0xBF, 0xBF, 0xF0, 0x90, 0x80, 0x80, 0xF4, 0x8F, 0xBF, 0xBF],
+    [0xF0, 0x9F, 0x8C, 0x8D],
+    [228, 189],
+    [104, 228, 189],
+    [104, 105, 0xF0, 0x9F, 0x8C],
+    [0x80],
+    [104, 0x80, 105],
+    [0xC0, 0x80],
+    [0xC1, 0xBF],
+    [0xE0, 0x80, 0x80],
+    [0xE0, 0x9F, 0xBF],
+    [0xF0, 0x8F, 0xBF, 0xBF],
+    [0xED, 0xA0, 0x80],
+    [104, 0xED, 0xBF, 0xBF],
+    [0xF4, 0x90, 0x80, 0x80],
+    [0xF5, 0x80, 0x80, 0x80],
+    [0xFF],
+    [0xE2, 0x82, 0x41],
+    [0xC3, 0xA9, 0xC3],
+]
+DECODE_HINT = (
+    "the lead byte gives the length (0xxxxxxx 1, 110xxxxx 2, 1110xxxx 3, 11110xxx 4; 10xxxxxx "
+    "cannot start a character); each further byte must be 10xxxxxx; reject overlong forms "
+    "(C0, C1, E0 80–9F, F0 80–8F), surrogates (ED A0–BF) and values past U+10FFFF (F4 90+, "
+    "F5–FF); return the text before the first bad or incomplete character and the index of "
+    "that character's first byte (len(ids) when all are valid)."
+)
+
+
+def decode_prefix_reference(ids: list[int]) -> tuple[str, int]:
+    """(the text of the longest valid UTF-8 prefix of ids, its length in bytes).
+
+    >>> decode_prefix_reference([104, 228, 189])
+    ('h', 1)
+    """
+    data = bytes(ids)
+    try:
+        return data.decode("utf-8"), len(data)
+    except UnicodeDecodeError as error:  # start: the first byte of the first bad character
+        return data[: error.start].decode("utf-8"), error.start
+
+
+def check_decode_prefix(decode_prefix) -> None:
+    """decode_prefix(ids) -> (text of the valid prefix, index where decoding stopped)."""
+    check_function(
+        "decode_prefix",
+        decode_prefix,
+        [((list(ids),), decode_prefix_reference(ids)) for ids in DECODE_CASES],
+        points=3,
+        hint=DECODE_HINT,
+    )
+
+
+# --- Task 5: bytes per grapheme, and a question -----------------------------------------------
+
+GRAPHEME_TEXTS = [
+    "hi",
+    "é",
+    "e\u0301",
+    "👨‍👩‍👧‍👦",
+    "🇫🇷 ok",
+    "नमस्ते",
+    "naïve café",
+    "日本語",
+    "\n\t ",
+]
+GRAPHEME_ANSWER = "b"  # combining vowel signs: one visible character, several code points
+GRAPHEME_HINT = (
+    "bytes: len(text.encode('utf-8')); graphemes: len(regex.findall(r'\\X', text)), not len(text) "
+    "(that counts code points); an empty text raises ValueError. heaviest_per_grapheme is the "
+    "language of corpora.parallel() with the largest bytes_per_grapheme; grapheme_answer is one "
+    "letter."
+)
+
+
+def bytes_per_grapheme_reference(text: str) -> float:
+    """UTF-8 bytes per extended grapheme cluster (what a reader sees as one character).
+
+    >>> bytes_per_grapheme_reference("e\u0301")
+    3.0
+    """
+    if not text:
+        raise ValueError("an empty text has no graphemes")
+    return len(text.encode("utf-8")) / len(regex.findall(r"\X", text))
+
+
+def heaviest_per_grapheme_reference() -> str:
+    """The language whose passage costs the most UTF-8 bytes per grapheme."""
+    passages = corpora.parallel()
+    return max(passages, key=lambda language: bytes_per_grapheme_reference(passages[language]))
+
+
+def check_graphemes(bytes_per_grapheme, heaviest_per_grapheme, grapheme_answer) -> None:
+    """bytes_per_grapheme(text); the heaviest language per grapheme; the letter answering why."""
+    cases = [
+        Case(
+            _label("bytes_per_grapheme", (text,)),
+            lambda text=text: bytes_per_grapheme(text),
+            bytes_per_grapheme_reference(text),
+        )
+        for text in GRAPHEME_TEXTS
+    ]
+    cases.append(
+        Case(
+            "bytes_per_grapheme('') should raise",
+            lambda: raised(bytes_per_grapheme, ""),
+            "ValueError",
+        )
+    )
+    cases.append(
+        Case(
+            "heaviest_per_grapheme",
+            lambda: verdict(heaviest_per_grapheme, heaviest_per_grapheme_reference()),
+            "right",
+        )
+    )
+    cases.append(Case("grapheme_answer", lambda: choice(grapheme_answer, GRAPHEME_ANSWER), "right"))
+    check_cases(
+        "graphemes",
+        {
+            "bytes_per_grapheme": bytes_per_grapheme,
+            "heaviest_per_grapheme": heaviest_per_grapheme,
+            "grapheme_answer": grapheme_answer,
+        },
+        cases,
+        points=3,
+        hint=GRAPHEME_HINT,
+        compare=close,
+    )
+
+
+# --- what the judge needs (see book.checks.core) ----------------------------------------------
+
+REFERENCE: tuple[str, ...] = ()  # the reference is Python's own codec, which no one can take away
+
+
 def _hex_label(args: tuple) -> str:
     """How a call reads: encode_code_point(0xe9)."""
     return f"encode_code_point({hex(args[0])})"
+
+
+def truncate_label(args: tuple) -> str:
+    """truncate_utf8('cafe\\u0301', 4): combining marks escaped."""
+    return _label("truncate_utf8", args)
+
+
+def grapheme_label(args: tuple) -> str:
+    """bytes_per_grapheme('e\\u0301'): combining marks escaped."""
+    return _label("bytes_per_grapheme", args)
 
 
 def _random_code_points(rng: random.Random, n: int) -> list[int]:
@@ -122,40 +377,36 @@ def _random_code_points(rng: random.Random, n: int) -> list[int]:
     return [rng.randint(*rng.choice(ranges)) for _ in range(n)]
 
 
-def _round_trip_calls(texts_list: list[list[str]], hidden: bool) -> list[Call]:
-    """round_trip_failures on every pair, for each list of samples."""
-    pairs: dict = {}
-    exec(PAIRS_SETUP, pairs)
-    calls = []
-    for texts in texts_list:
-        for names, what in PAIRS.items():
-            encode, decode = (pairs[name.strip()] for name in names.split(","))
-            expected = [t for t in texts if not _survives(encode, decode, t)]
-            calls.append(
-                Call(
-                    f"round_trip_failures({what} encode and decode, {texts!r})",
-                    f"round_trip_failures({names}, a0)",
-                    (texts,),
-                    expected,
-                    hidden,
-                )
-            )
-    return calls
+# Bytes that break UTF-8 where they stand: continuation, overlong leads, beyond U+10FFFF, and
+# leads whose second byte is restricted (E0, ED, F0, F4).
+BAD_BYTES = [0x80, 0xBF, 0xC0, 0xC1, 0xF5, 0xFF, 0xE0, 0xED, 0xF0, 0xF4, 0xC3, 0xE4]
 
 
-def _survives(encode, decode, text: str) -> bool:
-    """True when decode(encode(text)) == text without an error."""
-    try:
-        return decode(encode(text)) == text
-    except Exception:
-        return False
+def _damaged(rng: random.Random, text: str) -> list[int]:
+    """The bytes of text, cut short, or with a byte that breaks UTF-8 put somewhere."""
+    data = list(text.encode("utf-8"))
+    if rng.random() < 0.5:
+        return data[: rng.randint(0, len(data))]
+    position = rng.randint(0, len(data))
+    return data[:position] + [rng.choice(BAD_BYTES)] + data[position:]
 
 
 def judge_tasks(rng: random.Random) -> list[Task]:
     """Chapter 01's tasks for the judge: the check's cases plus hidden ones drawn from rng."""
     points = _random_code_points(rng, 10)
     invalid = [rng.randint(0xD800, 0xDFFF), rng.randint(0x110000, 0x7FFFFFFF), -rng.randint(1, 999)]
-    texts = [random_text(rng, rng.randint(0, 6)) for _ in range(6)]
+    texts = [random_text(rng, rng.randint(1, 6)) for _ in range(6)]
+    budgets = [(text, rng.randint(0, len(text.encode()) + 2)) for text in texts]
+    budgets.append((texts[0], -rng.randint(1, 9)))
+    damaged = [_damaged(rng, text) for text in texts] + [list(text.encode()) for text in texts[:2]]
+    per_grapheme = bytes_per_grapheme_reference
+    fixed, hidden = [(text,) for text in [*GRAPHEME_TEXTS, ""]], [(text,) for text in texts]
+    graphemes = [
+        Call(
+            "heaviest_per_grapheme", "heaviest_per_grapheme", (), heaviest_per_grapheme_reference()
+        ),
+        Call("grapheme_answer", "grapheme_answer", (), GRAPHEME_ANSWER),
+    ]
     return [
         function_task(
             "utf8_length",
@@ -163,7 +414,7 @@ def judge_tasks(rng: random.Random) -> list[Task]:
             [(cp,) for cp in CODE_POINTS],
             lambda cp: len(chr(cp).encode()),
             hidden=[(cp,) for cp in points],
-            hint="compare the code point with 0x7F, 0x7FF and 0xFFFF.",
+            hint=LENGTH_HINT,
         ),
         Task(
             "encode_code_point",
@@ -182,31 +433,36 @@ def judge_tasks(rng: random.Random) -> list[Task]:
                 hidden=True,
                 label=_hex_label,
             ),
-            hint="lead byte 110xxxxx, 1110xxxx or 11110xxx, then 10xxxxxx continuation bytes "
-            "holding 6 bits each; surrogates U+D800–U+DFFF and values past U+10FFFF are not "
-            "characters.",
-        ),
-        function_task(
-            "utf8_encode",
-            2,
-            [(text,) for text in TEXTS],
-            lambda text: list(text.encode()),
-            hidden=[(text,) for text in texts],
-            hint="encode each character with encode_code_point and concatenate the lists.",
+            hint=ENCODE_HINT,
         ),
         Task(
-            "round_trip_failures",
-            3,
-            ("round_trip_failures",),
-            _round_trip_calls([list(TEXTS)], False) + _round_trip_calls([texts, texts[::-1]], True),
-            hint="keep a sample when decode(encode(s)) != s, and also when encode or decode "
-            "raises.",
-            setup=PAIRS_SETUP,
+            "truncate_utf8",
+            2,
+            ("truncate_utf8",),
+            calls_of("truncate_utf8", TRUNCATE_CASES, truncate_reference, label=truncate_label)
+            + calls_of(
+                "truncate_utf8", budgets, truncate_reference, hidden=True, label=truncate_label
+            ),
+            hint=TRUNCATE_HINT,
         ),
-        value_task(
-            "heaviest_language",
-            1,
-            max(corpora.parallel(), key=lambda name: len(corpora.parallel()[name].encode())),
-            hint="count bytes (len(text.encode('utf-8'))), not characters.",
+        function_task(
+            "decode_prefix",
+            3,
+            [(ids,) for ids in DECODE_CASES],
+            decode_prefix_reference,
+            hidden=[(ids,) for ids in damaged],
+            hint=DECODE_HINT,
+        ),
+        Task(
+            "graphemes",
+            3,
+            ("bytes_per_grapheme", "heaviest_per_grapheme", "grapheme_answer"),
+            calls_of("bytes_per_grapheme", fixed, per_grapheme, label=grapheme_label)
+            + calls_of(
+                "bytes_per_grapheme", hidden, per_grapheme, hidden=True, label=grapheme_label
+            )
+            + graphemes,
+            hint=GRAPHEME_HINT,
+            compare=close,
         ),
     ]
