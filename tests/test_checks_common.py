@@ -5,15 +5,19 @@ import inspect
 import pkgutil
 
 import pytest
-
-import book.checks
 from check_helpers import line
 
-CHAPTER_MODULES = sorted(m.name for m in pkgutil.iter_modules(book.checks.__path__) if m.name.startswith("ch"))
+import book.checks
+
+CHAPTER_MODULES = sorted(
+    m.name for m in pkgutil.iter_modules(book.checks.__path__) if m.name.startswith("ch")
+)
 CHECKS = [
     (f"{name}.{fn_name}", fn)
     for name in CHAPTER_MODULES
-    for fn_name, fn in inspect.getmembers(importlib.import_module(f"book.checks.{name}"), inspect.isfunction)
+    for fn_name, fn in inspect.getmembers(
+        importlib.import_module(f"book.checks.{name}"), inspect.isfunction
+    )
     if fn_name.startswith("check_") and fn.__module__ == f"book.checks.{name}"
 ]
 

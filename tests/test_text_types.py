@@ -4,16 +4,27 @@ import json
 
 import pytest
 
-import book.text_types as text_types_module
 from book import corpora
 from book.text_types import URLS, json_sample, number_sample, text_types, url_sample
 
 
 def test_every_kind_is_a_nonempty_text_ending_in_a_newline():
     kinds = text_types()
-    assert list(kinds) == ["prose", "technical prose", "Python code", "C code", "JSON", "URLs", "numbers"]
-    assert all(isinstance(text, str) and text.endswith("\n") and text.strip() for text in kinds.values())
-    assert kinds["prose"] == corpora.english("all") and kinds["Python code"] == corpora.code("python")
+    assert list(kinds) == [
+        "prose",
+        "technical prose",
+        "Python code",
+        "C code",
+        "JSON",
+        "URLs",
+        "numbers",
+    ]
+    assert all(
+        isinstance(text, str) and text.endswith("\n") and text.strip() for text in kinds.values()
+    )
+    assert kinds["prose"] == corpora.english("all") and kinds["Python code"] == corpora.code(
+        "python"
+    )
 
 
 def test_json_is_valid_and_describes_every_language_of_the_passage():
@@ -29,7 +40,9 @@ def test_json_is_valid_and_describes_every_language_of_the_passage():
 def test_urls_one_per_line_each_with_a_scheme():
     lines = url_sample().splitlines()
     assert lines == list(URLS) and len(set(lines)) == len(lines)
-    assert all(line.split("://")[0] in {"http", "https", "ftp"} and " " not in line for line in lines)
+    assert all(
+        line.split("://")[0] in {"http", "https", "ftp"} and " " not in line for line in lines
+    )
 
 
 def test_numbers_are_reproducible_and_vary_in_length():

@@ -11,12 +11,14 @@ Each takes the learner's answers (None when undefined) and prints one line via `
 
 - ``check_function(task, func, [(args_tuple, expected), ...], points, hint)`` calls func(*args);
 - ``check_value(task, value, expected, points, hint)`` checks a variable;
-- ``check_cases(task, {"encode": encode, ...}, [Case(label, lambda: ..., expected), ...], points, hint)``
-  for anything else (several functions, properties, ``raised(f, x)`` for expected errors).
+- ``check_cases(task, {"encode": encode, ...}, [Case(label, lambda: ..., expected), ...],
+  points, hint)`` for anything else (several functions, properties, ``raised(f, x)`` for
+  expected errors).
 
-Answers are compared with ``core.equal`` (same types, builtin ==) unless ``compare=`` says otherwise.
-The task name (letters, digits, ``_.-``) must be unique in its notebook; its points live in the
-check and reach the grader through the passing line the solutions notebook stores.
+Answers are compared with ``core.equal`` (same types, builtin ==) unless ``compare=`` says
+otherwise. The task name (letters, digits, ``_.-``) must be unique in its notebook. These
+checks give instant feedback in the notebook; the grade comes from the judge, which reads each
+module's ``judge_tasks`` and ``REFERENCE`` (see ``book.checks.core``).
 
 In solutions/NN_slug.ipynb, the check cell sits right below the task's cell:
 
@@ -28,6 +30,24 @@ In solutions/NN_slug.ipynb, the check cell sits right below the task's cell:
 so the check can say "not defined yet" in its one line.
 """
 
-from book.checks.core import Case, Result, check_cases, check_function, check_value, equal, raised, run_cases
+from book.checks.core import (
+    Case,
+    Result,
+    check_cases,
+    check_function,
+    check_value,
+    equal,
+    raised,
+    run_cases,
+)
 
-__all__ = ["Case", "Result", "check_cases", "check_function", "check_value", "equal", "raised", "run_cases"]
+__all__ = [
+    "Case",
+    "Result",
+    "check_cases",
+    "check_function",
+    "check_value",
+    "equal",
+    "raised",
+    "run_cases",
+]
