@@ -1,142 +1,364 @@
-"""Checks of exercises/02_characters.ipynb. The reference is book.tokenizers.characters.
+"""Checks of exercises/02_characters.ipynb. The references are small functions written here.
 
-Cases mix a sentence from a published walkthrough, Shakespeare, scripts with multi-byte characters, combining accents,
-emoji sequences and empty input, so that no constant or order-dependent shortcut passes.
+Each task asks for something the chapter did not write: a vocabulary ordered by frequency with
+a size limit, another policy for unknown characters (fold to a known character, and record
+what was changed), a byte-fallback decoder that says which ids were lost, and a measurement
+with a question. Cases mix Shakespeare, scripts with multi-byte characters, combining accents,
+compatibility characters (ligatures, full-width letters, numerals), emoji and empty input.
 """
 
 from __future__ import annotations
 
 import random
+import unicodedata
+from collections import Counter
+from functools import cache
 
 from book import corpora
-from book.checks.core import Case, check_cases, check_function
-from book.checks.spec import Call, Task, calls_of, function_task, random_text, window
-from book.tokenizers import UNK, CharTokenizer
-
-TEXTS = [
-    "the cat sat on the mat",
-    "banana",
-    "",
-    "Fair is foul, and foul is fair:\nHover through the fog and filthy air.\n",
-    "café = cafe\u0301",
-    "日本語のテキスト",
-    "Ω≈ç√ 👨‍👩‍👧 🇫🇷!",
-    "\t\x00\r\n",
-]
-# The same alphabet in two different orders: ids must follow the given vocabulary.
-VOCABS = [
-    [" ", "a", "c", "e", "h", "m", "n", "o", "s", "t"],
-    ["t", "h", "e", " ", "c", "a", "s", "o", "n", "m"],
-    ["é", "日", "\n", "x"],
-]
+from book.checks.ch01 import choice, close, readable, verdict
+from book.checks.core import Case, check_cases
+from book.checks.spec import Call, Task, calls_of, random_text, window
 
 
-def _shakespeare_sample() -> str:
-    """The first speeches of the held-out play: real text with newlines and punctuation."""
-    return corpora.english("heldout")[:600]
-
-
-def error_kind(function, *args) -> str:
-    """'ValueError' if function(*args) raises one (or a subclass), else the name, else 'no error'."""
+def result_or_error(function, *args):
+    """function(*args), or 'ValueError' (or the exception's name) when it raises."""
     try:
-        function(*args)
+        return function(*args)
     except NotImplementedError:
-        raise  # reported as "not attempted"
+        raise
     except ValueError:
         return "ValueError"
-    except Exception as error:  # the learner may raise anything; we report its type
+    except Exception as error:  # the learner may raise anything; we name it
         return type(error).__name__
-    return "no error"
+
+
+def _label(name: str, args: tuple, vocab_name: str | None = None) -> str:
+    """A call as the learner reads it, long vocabularies named instead of listed."""
+    shown = [readable(arg) for arg in args]
+    if vocab_name:
+        shown[-1] = vocab_name
+    return f"{name}({', '.join(shown)})"
+
+
+@cache
+def _plays_chars() -> tuple[str, ...]:
+    """The characters of the training plays, sorted (computed once)."""
+    return tuple(sorted(set(corpora.english("train"))))
+
+
+def _plays_vocab() -> list[str]:
+    """The plays' characters as a fresh list: a vocabulary with no digit and no accent."""
+    return list(_plays_chars())
+
+
+# --- Task 1: a vocabulary ordered by frequency, with a size limit -----------------------------
+
+VOCAB_TEXTS = [
+    "banana",
+    "abcabc",
+    "the cat sat on the mat",
+    "",
+    "mississippi",
+    "ba",
+    "日本語の日本",
+    "café = cafe\u0301",
+    "Fair is foul, and foul is fair:\nHover through the fog and filthy air.\n",
+]
+MAX_SIZES = [None, 0, 1, 3, 100]
+VOCAB_HINT = (
+    "count every occurrence (collections.Counter), most frequent first, and break ties by code "
+    "point, not by first occurrence: sorted(counts, key=lambda ch: (-counts[ch], ch)); then keep "
+    "the first max_size (all of them when max_size is None); a negative max_size raises "
+    "ValueError."
+)
+
+
+def build_vocab_reference(text: str, max_size: int | None = None) -> list[str]:
+    """The max_size most frequent characters, most frequent first, ties by code point.
+
+    >>> build_vocab_reference("banana"), build_vocab_reference("abcabc", 2)
+    (['a', 'n', 'b'], ['a', 'b'])
+    """
+    if max_size is not None and max_size < 0:
+        raise ValueError(f"max_size must be None or at least 0, not {max_size}")
+    counts = Counter(text)
+    return sorted(counts, key=lambda ch: (-counts[ch], ch))[:max_size]
+
+
+def _vocab_calls() -> list[tuple]:
+    """The fixed cases: every text with every limit, one negative limit."""
+    calls = [(text, max_size) for text in VOCAB_TEXTS for max_size in MAX_SIZES]
+    return [*calls, ("banana", -1)]
 
 
 def check_build_vocab(build_vocab) -> None:
-    """build_vocab(text) -> the distinct characters of text, sorted by code point."""
-    texts = [*TEXTS, _shakespeare_sample()]
-    check_function("build_vocab", build_vocab,
-                   [((text,), CharTokenizer.train(text).chars) for text in texts], points=2,
-                   hint="sorted(set(text)) gives each character once, in code-point order.")
+    """build_vocab(text, max_size) -> characters most frequent first, ties by code point."""
+    cases = [
+        Case(
+            _label("build_vocab", args),
+            lambda args=args: result_or_error(build_vocab, *args),
+            result_or_error(build_vocab_reference, *args),
+        )
+        for args in _vocab_calls()
+    ]
+    check_cases("build_vocab", {"build_vocab": build_vocab}, cases, points=2, hint=VOCAB_HINT)
 
 
-def check_encode(encode) -> None:
-    """encode(text, vocab, unk) -> ids by position in vocab; unknown: ValueError, or len(vocab)."""
-    cases = []
-    for vocab in VOCABS:
-        for text in ["the mat", "hat", "a\nx日", ""]:
-            known = all(ch in vocab for ch in text)
-            if known:
-                cases.append(Case(f"encode({text!r}, {vocab!r})", lambda t=text, v=vocab: encode(t, list(v)),
-                                  CharTokenizer(vocab).encode(text)))
-            else:
-                cases.append(Case(f"encode({text!r}, {vocab!r}) should raise ValueError",
-                                  lambda t=text, v=vocab: error_kind(encode, t, list(v)), "ValueError"))
-            cases.append(Case(f"encode({text!r}, {vocab!r}, unk=True)",
-                              lambda t=text, v=vocab: encode(t, list(v), True),
-                              CharTokenizer(vocab, unk=True).encode(text)))
-    check_cases("encode", {"encode": encode}, cases, points=3,
-                hint="the id of a character is its index in vocab; with unk=True every unknown "
-                     "character gets the id len(vocab); without it, raise ValueError saying which "
-                     "character is unknown (a bare dict lookup raises KeyError, which is not a ValueError).")
+# --- Task 2: unknown characters folded to known ones, with a record ---------------------------
+
+NEAREST_TEXTS = [
+    "the cat sat",
+    "naïve café",
+    "cafe\u0301 crème brûlée",
+    "ﬁne ½ Ⅻ ①",
+    "Ｆｕｌｌ ｗｉｄｔｈ",
+    "Zürich, 2024!",
+    "Ωmega 日本",
+    "\u0301",
+    "",
+]
+SMALL_VOCABS = [
+    [" ", "a", "c", "e", "f", "i", "n", "v"],
+    ["t", "h", "e", " ", "c", "a", "s", "o", "n", "m"],
+    ["é", "日", "\n", "x", "1", "⁄", "2", "I", "X"],
+]
+NEAREST_HINT = (
+    "a known character keeps its id; an unknown one is decomposed with "
+    "unicodedata.normalize('NFKD', ch) and its combining marks dropped (unicodedata.category "
+    "starts with 'M'); if what is left is non-empty and all known, those ids go in (one "
+    "character can give several: 'ﬁ' -> 'f', 'i'), else the <unk> id len(vocab); record "
+    "(position in text, original character) for every character not encoded as itself, and "
+    "do not change vocab."
+)
 
 
-def check_decode(decode) -> None:
-    """decode(ids, vocab) -> the characters; len(vocab) is '<unk>'; other ids raise ValueError."""
-    cases = []
-    for vocab in VOCABS:
-        reference = CharTokenizer(vocab, unk=True)
-        for ids in [[0, 1, 2], [3, len(vocab), 0], [len(vocab)] * 2, []]:
-            cases.append(Case(f"decode({ids!r}, {vocab!r})", lambda i=ids, v=vocab: decode(list(i), list(v)),
-                              reference.decode(ids)))
-        for bad in [len(vocab) + 1, -1]:
-            cases.append(Case(f"decode([{bad}], {vocab!r}) should raise ValueError",
-                              lambda b=bad, v=vocab: error_kind(decode, [b], list(v)), "ValueError"))
-    check_cases("decode", {"decode": decode}, cases, points=2,
-                hint=f"id len(vocab) decodes to {UNK!r}; an id below 0 or above len(vocab) names no "
-                     "character, so raise ValueError (careful: vocab[-1] would silently work).")
+def encode_nearest_reference(text: str, vocab: list[str]) -> tuple[list[int], list[tuple]]:
+    """Ids with unknown characters folded to known ones; (position, character) of each change.
 
-
-def fallback_ids(text: str, vocab: list[str]) -> list[int]:
-    """The reference byte-fallback encoding: known characters by index, others as len(vocab) + byte."""
-    index = {ch: i for i, ch in enumerate(vocab)}
-    ids = []
-    for ch in text:
-        if ch in index:
-            ids.append(index[ch])
+    >>> encode_nearest_reference("né½", ["n", "e"])
+    ([0, 1, 2], [(1, 'é'), (2, '½')])
+    """
+    stoi = {ch: i for i, ch in enumerate(vocab)}
+    ids, changed = [], []
+    for position, ch in enumerate(text):
+        if ch in stoi:
+            ids.append(stoi[ch])
+            continue
+        changed.append((position, ch))
+        decomposed = unicodedata.normalize("NFKD", ch)
+        base = [c for c in decomposed if not unicodedata.category(c).startswith("M")]
+        if base and all(c in stoi for c in base):
+            ids.extend(stoi[c] for c in base)
         else:
-            ids.extend(len(vocab) + byte for byte in ch.encode("utf-8"))
-    return ids
+            ids.append(len(vocab))
+    return ids, changed
 
 
-def check_byte_fallback(encode_fallback, decode_fallback) -> None:
-    """encode_fallback / decode_fallback: unknown characters as UTF-8 bytes, exact round trip."""
-    texts = [*TEXTS, _shakespeare_sample(), *corpora.parallel().values()]
-    cases = []
-    for vocab in VOCABS:
-        for text in texts[:7]:
-            cases.append(Case(f"encode_fallback({text!r}, {vocab!r})",
-                              lambda t=text, v=vocab: encode_fallback(t, list(v)), fallback_ids(text, vocab)))
-    vocab = CharTokenizer.train(corpora.english("train")).chars
-    for text in texts:
-        cases.append(Case(f"decode_fallback(encode_fallback({text[:30]!r}, shakespeare_vocab))",
-                          lambda t=text: decode_fallback(encode_fallback(t, list(vocab)), list(vocab)), text))
-    check_cases("byte_fallback", {"encode_fallback": encode_fallback, "decode_fallback": decode_fallback},
-                cases, points=3,
-                hint="an unknown character becomes len(vocab) + b for each byte b of "
-            "ch.encode('utf-8'); "
-                     "to decode, turn every id into bytes (a character's UTF-8 bytes, or the single "
-                     "byte id - len(vocab)), join them and decode the bytes once.")
+def _nearest_calls() -> list[tuple[str, list[str], str | None]]:
+    """(text, vocab, the vocab's name in labels or None) of the fixed cases."""
+    calls = [(text, _plays_vocab(), "plays_vocab") for text in NEAREST_TEXTS]
+    calls += [(text, vocab, None) for vocab in SMALL_VOCABS for text in NEAREST_TEXTS[:7]]
+    return calls
 
 
-def check_vocab_growth(vocab_growth) -> None:
-    """vocab_growth(text) -> distinct characters after reading 1, 2, ..., len(text) characters."""
-    def growth(text: str) -> list[int]:
-        return [len(set(text[: n + 1])) for n in range(len(text))]
+def check_encode_nearest(encode_nearest) -> None:
+    """encode_nearest(text, vocab) -> (ids, [(position, character) of every change])."""
+    cases = [
+        Case(
+            _label("encode_nearest", (text, vocab), name),
+            lambda text=text, vocab=vocab: encode_nearest(text, list(vocab)),
+            encode_nearest_reference(text, vocab),
+        )
+        for text, vocab, name in _nearest_calls()
+    ]
+    vocab = SMALL_VOCABS[0]
+    cases.append(
+        Case(
+            "vocab after encode_nearest('naïve ﬁne', vocab) is unchanged",
+            lambda: _after_call(encode_nearest, "naïve ﬁne", list(vocab)),
+            vocab,
+        )
+    )
+    check_cases(
+        "encode_nearest",
+        {"encode_nearest": encode_nearest},
+        cases,
+        points=3,
+        hint=NEAREST_HINT,
+    )
 
-    texts = ["", "aab", "abcabc", "mississippi", "👨‍👩‍👧 ok", _shakespeare_sample()]
-    check_function("vocab_growth", vocab_growth, [((text,), growth(text)) for text in texts], points=2,
-                   hint="keep a set of the characters seen so far and append its size after each character.")
+
+def _after_call(function, text: str, vocab: list[str]) -> list[str]:
+    """vocab after function(text, vocab): a function must not change its input."""
+    function(text, vocab)
+    return vocab
 
 
-# --- what the judge needs (see book.checks.core) --------------------------------------------------
+# --- Task 3: decode byte fallback, and say which ids were lost --------------------------------
+
+REPORT_VOCAB = ["h", "i", " ", "é", "\n"]
+
+
+def _b(*values: int) -> list[int]:
+    """Byte-fallback ids of byte values for REPORT_VOCAB."""
+    return [len(REPORT_VOCAB) + value for value in values]
+
+
+REPORT_IDS = [
+    [],
+    [0, 1],
+    [0, 1, 2, *_b(0xE4, 0xBD, 0xA0)],
+    [0, *_b(0xE4, 0xBD)],
+    _b(0x80),
+    [*_b(0xE4), 0],
+    _b(0xC3, 0xA9),
+    [3, *_b(0xA9)],
+    [*_b(0xF0, 0x9F, 0x8C, 0x8D), 2, *_b(0xF0, 0x9F)],
+    _b(0xE4, 0xE4, 0xBD, 0xA0),
+    _b(0xC0, 0x80),
+    _b(0x68, 0x69, 0x0A),
+    [0, len(REPORT_VOCAB) + 256],
+    [-1],
+]
+REPORT_HINT = (
+    "turn every id into bytes (a character's UTF-8 bytes, or the byte id - len(vocab)), join "
+    "them and decode once with errors='replace' (a character's bytes belong together: a byte "
+    "id decoded alone is lost unless it is ASCII); lost lists positions in ids, not in the "
+    "text, of every id with a byte in a replaced run; an id outside 0 … len(vocab) + 255 raises "
+    "ValueError."
+)
+
+
+def decode_report_reference(ids: list[int], vocab: list[str]) -> tuple[str, list[int]]:
+    """The text of byte-fallback ids (errors='replace') and the positions of the ids it lost.
+
+    >>> decode_report_reference([0, 2 + 0xE4, 2 + 0xBD], ["h", "i"])
+    ('h�', [1, 2])
+    """
+    data, owner = bytearray(), []
+    for index, token_id in enumerate(ids):
+        if not 0 <= token_id < len(vocab) + 256:
+            raise ValueError(f"id {token_id} is neither a character nor a byte")
+        piece = (
+            vocab[token_id].encode("utf-8")
+            if token_id < len(vocab)
+            else bytes([token_id - len(vocab)])
+        )
+        data += piece
+        owner += [index] * len(piece)
+    pieces, lost, start = [], set(), 0
+    while True:  # what errors="replace" does, keeping the span of every replacement
+        try:
+            pieces.append(bytes(data[start:]).decode("utf-8"))
+            break
+        except UnicodeDecodeError as error:
+            pieces.append(bytes(data[start : start + error.start]).decode("utf-8") + "\ufffd")
+            lost.update(owner[start + error.start : start + error.end])
+            start += error.end
+    return "".join(pieces), sorted(lost)
+
+
+def check_decode_report(decode_report) -> None:
+    """decode_report(ids, vocab) -> (text with U+FFFD, positions of the ids that were lost)."""
+    cases = [
+        Case(
+            _label("decode_report", (ids, REPORT_VOCAB)),
+            lambda ids=ids: result_or_error(decode_report, list(ids), list(REPORT_VOCAB)),
+            result_or_error(decode_report_reference, ids, REPORT_VOCAB),
+        )
+        for ids in REPORT_IDS
+    ]
+    check_cases(
+        "decode_report", {"decode_report": decode_report}, cases, points=3, hint=REPORT_HINT
+    )
+
+
+# --- Task 4: bytes per token with byte fallback, and two questions ----------------------------
+
+FALLBACK_CASES = [
+    ("hi", ["h", "i"]),
+    ("hé", ["h", "é"]),
+    ("hé", ["h"]),
+    ("你好", ["你"]),
+    ("你好", []),
+    ("👍🏽", ["👍", "🏽"]),
+    ("e\u0301", ["e"]),
+    ("", ["a"]),
+]
+TARGET = 2.0  # bytes per token the Chinese passage must reach
+FALLBACK_ANSWER = "c"  # every id carries one byte: ASCII characters and fallback bytes alike
+FALLBACK_HINT = (
+    "a known character is one token, an unknown one one token per UTF-8 byte; bytes per token "
+    "is len(text.encode('utf-8')) divided by that count (ValueError for an empty text). "
+    "chinese_budget is the smallest k for which the Chinese passage reaches 2.0 with your "
+    "build_vocab(multilingual, k) from Task 1; fallback_answer is one letter."
+)
+
+
+def fallback_bytes_per_token_reference(text: str, vocab: list[str]) -> float:
+    """UTF-8 bytes per token when unknown characters fall back to their bytes.
+
+    >>> fallback_bytes_per_token_reference("你好", ["你"])
+    1.5
+    """
+    if not text:
+        raise ValueError("an empty text has no tokens")
+    known = set(vocab)
+    n_tokens = sum(1 if ch in known else len(ch.encode("utf-8")) for ch in text)
+    return len(text.encode("utf-8")) / n_tokens
+
+
+def chinese_budget_reference() -> int | None:
+    """The smallest k with which the Chinese passage reaches TARGET bytes per token."""
+    passages = corpora.parallel()
+    multilingual, chinese = "".join(passages.values()), passages["Chinese"]
+    ranked = build_vocab_reference(multilingual)
+    for k in range(len(ranked) + 1):
+        if fallback_bytes_per_token_reference(chinese, ranked[:k]) >= TARGET:
+            return k
+    return None
+
+
+def check_fallback_measure(fallback_bytes_per_token, chinese_budget, fallback_answer) -> None:
+    """fallback_bytes_per_token(text, vocab); the smallest k for Chinese; the letter for why."""
+    cases = [
+        Case(
+            _label("fallback_bytes_per_token", args),
+            lambda args=args: result_or_error(fallback_bytes_per_token, *args),
+            result_or_error(fallback_bytes_per_token_reference, *args),
+        )
+        for args in FALLBACK_CASES
+    ]
+    cases.append(
+        Case(
+            "fallback_bytes_per_token(passages['Hindi'], plays_vocab)",
+            lambda: fallback_bytes_per_token(corpora.parallel()["Hindi"], _plays_vocab()),
+            1.0,
+        )
+    )
+    cases.append(
+        Case(
+            "chinese_budget",
+            lambda: verdict(chinese_budget, chinese_budget_reference()),
+            "right",
+        )
+    )
+    cases.append(Case("fallback_answer", lambda: choice(fallback_answer, FALLBACK_ANSWER), "right"))
+    check_cases(
+        "fallback_measure",
+        {
+            "fallback_bytes_per_token": fallback_bytes_per_token,
+            "chinese_budget": chinese_budget,
+            "fallback_answer": fallback_answer,
+        },
+        cases,
+        points=3,
+        hint=FALLBACK_HINT,
+        compare=close,
+    )
+
+
+# --- what the judge needs (see book.checks.core) ----------------------------------------------
 
 # The notebook needs none of the tokenizers: all of them are out of reach while grading.
 REFERENCE = ("book.tokenizers", "book.analysis", "book.chat")
@@ -149,103 +371,108 @@ def _random_vocab(rng: random.Random, text: str) -> list[str]:
     return chars[: max(1, len(chars) - rng.randint(0, 3))]
 
 
-def _encode_reference(text: str, vocab: list[str], unk: bool = False) -> list[int]:
-    """The reference encoder (ValueError for an unknown character unless unk)."""
-    return CharTokenizer(vocab, unk=unk).encode(text)
+def _fallback_ids(text: str, vocab: list[str]) -> list[int]:
+    """Byte-fallback ids: known characters by index, others as len(vocab) + byte."""
+    index = {ch: i for i, ch in enumerate(vocab)}
+    ids = []
+    for ch in text:
+        if ch in index:
+            ids.append(index[ch])
+        else:
+            ids.extend(len(vocab) + byte for byte in ch.encode("utf-8"))
+    return ids
 
 
-def _decode_reference(ids: list[int], vocab: list[str]) -> str:
-    """The reference decoder (id len(vocab) is '<unk>'; any other unknown id: ValueError)."""
-    if any(not 0 <= i <= len(vocab) for i in ids):
-        raise ValueError("unknown id")
-    return CharTokenizer(vocab, unk=True).decode(ids)
+def _damaged_ids(rng: random.Random, text: str, vocab: list[str]) -> list[int]:
+    """Byte-fallback ids of text, cut short, with one id dropped, or with a stray byte id."""
+    ids = _fallback_ids(text, vocab)
+    how = rng.randrange(3)
+    position = rng.randint(0, len(ids))
+    if how == 0:
+        return ids[:position]
+    if how == 1 and ids:
+        return ids[: min(position, len(ids) - 1)] + ids[min(position, len(ids) - 1) + 1 :]
+    return ids[:position] + [len(vocab) + rng.choice([0x80, 0xA9, 0xC3, 0xE4, 0xF0, 0xFF])]
+
+
+def _nearest_label(args: tuple) -> str:
+    """encode_nearest(text, plays_vocab) when the vocabulary is the plays'."""
+    name = "plays_vocab" if args[1] == _plays_vocab() else None
+    return _label("encode_nearest", args, name)
 
 
 def judge_tasks(rng: random.Random) -> list[Task]:
     """Chapter 02's tasks for the judge: the check's cases plus hidden ones drawn from rng."""
     texts = [random_text(rng, rng.randint(1, 8)) for _ in range(4)]
     texts.append(window(rng, corpora.english("heldout"), 300))
-    vocabs = [_random_vocab(rng, text) for text in texts[:3]]
-    encode_fixed = [
-        args
-        for vocab in VOCABS
-        for text in ["the mat", "hat", "a\nx日", ""]
-        for args in [(text, vocab), (text, vocab, True)]
-    ]
-    encode_hidden = [
-        args for vocab, text in zip(vocabs, texts) for args in [(text, vocab), (text, vocab, True)]
-    ]
-    decode_fixed = [
-        (ids, vocab)
-        for vocab in VOCABS
-        for ids in [[0, 1, 2], [3, len(vocab), 0], [len(vocab)] * 2, [], [len(vocab) + 1], [-1]]
-    ]
-    decode_hidden = [([rng.randint(0, len(v)) for _ in range(8)], v) for v in vocabs]
-    decode_hidden += [
-        ([0, rng.choice([len(v) + rng.randint(1, 9), -rng.randint(1, 9)])], v) for v in vocabs
-    ]
-    shakespeare = CharTokenizer.train(corpora.english("train")).chars
-    fallback = [(text, vocab) for vocab in VOCABS for text in TEXTS[:7]]
-    round_trips = [*TEXTS, _shakespeare_sample(), *corpora.parallel().values()]
+    vocabs = [_random_vocab(rng, text) for text in texts]
+    plays = _plays_vocab()
+    vocab_hidden = [(text, rng.choice([None, rng.randint(0, 12)])) for text in texts]
+    vocab_hidden.append((texts[0], -rng.randint(1, 5)))
+    nearest_fixed = [(text, vocab) for text, vocab, _ in _nearest_calls()]
+    nearest_hidden = [(text, plays) for text in texts] + list(zip(texts, vocabs))
+    probe = "".join(rng.choice("naïve ﬁne café ½") for _ in range(12))
+    mutation = Call(
+        "vocab after encode_nearest(text, vocab) is unchanged",
+        "[encode_nearest(a0, a1), a1][1]",
+        (probe, list(SMALL_VOCABS[0])),
+        SMALL_VOCABS[0],
+        hidden=True,
+    )
+    report_hidden = [(_damaged_ids(rng, text, vocab), vocab) for text, vocab in zip(texts, vocabs)]
+    report_hidden.append(([rng.randint(0, 300) for _ in range(12)], ["a", "b", "ü"]))
+    fallback_hidden = [(text, vocab) for text, vocab in zip(texts, vocabs)]
+    fallback_hidden.append((texts[1], plays))
+    per_token = fallback_bytes_per_token_reference
     return [
-        function_task(
+        Task(
             "build_vocab",
             2,
-            [(text,) for text in [*TEXTS, _shakespeare_sample()]],
-            lambda text: CharTokenizer.train(text).chars,
-            hidden=[(text,) for text in texts],
-            hint="sorted(set(text)) gives each character once, in code-point order.",
+            ("build_vocab",),
+            calls_of("build_vocab", _vocab_calls(), build_vocab_reference)
+            + calls_of("build_vocab", vocab_hidden, build_vocab_reference, hidden=True),
+            hint=VOCAB_HINT,
         ),
         Task(
-            "encode",
+            "encode_nearest",
             3,
-            ("encode",),
-            calls_of("encode", encode_fixed, _encode_reference)
-            + calls_of("encode", encode_hidden, _encode_reference, hidden=True),
-            hint="the id of a character is its index in vocab; with unk=True every unknown "
-            "character gets the id len(vocab); without it, raise ValueError saying which "
-            "character is unknown (a bare dict lookup raises KeyError, which is not a ValueError).",
+            ("encode_nearest",),
+            calls_of(
+                "encode_nearest", nearest_fixed, encode_nearest_reference, label=_nearest_label
+            )
+            + calls_of(
+                "encode_nearest",
+                nearest_hidden,
+                encode_nearest_reference,
+                hidden=True,
+                label=_nearest_label,
+            )
+            + [mutation],
+            hint=NEAREST_HINT,
         ),
         Task(
-            "decode",
-            2,
-            ("decode",),
-            calls_of("decode", decode_fixed, _decode_reference)
-            + calls_of("decode", decode_hidden, _decode_reference, hidden=True),
-            hint=f"id len(vocab) decodes to {UNK!r}; an id below 0 or above len(vocab) names no "
-            "character, so raise ValueError (careful: vocab[-1] would silently work).",
-        ),
-        Task(
-            "byte_fallback",
+            "decode_report",
             3,
-            ("encode_fallback", "decode_fallback"),
-            calls_of("encode_fallback", fallback, fallback_ids)
-            + calls_of("encode_fallback", list(zip(texts, vocabs)), fallback_ids, hidden=True)
+            ("decode_report",),
+            calls_of(
+                "decode_report",
+                [(ids, REPORT_VOCAB) for ids in REPORT_IDS],
+                decode_report_reference,
+            )
+            + calls_of("decode_report", report_hidden, decode_report_reference, hidden=True),
+            hint=REPORT_HINT,
+        ),
+        Task(
+            "fallback_measure",
+            3,
+            ("fallback_bytes_per_token", "chinese_budget", "fallback_answer"),
+            calls_of("fallback_bytes_per_token", FALLBACK_CASES, per_token)
+            + calls_of("fallback_bytes_per_token", fallback_hidden, per_token, hidden=True)
             + [
-                Call(
-                    f"decode_fallback(encode_fallback({text[:30]!r}, shakespeare_vocab))",
-                    "decode_fallback(encode_fallback(a0, a1), a1)",
-                    (text, shakespeare),
-                    text,
-                    hidden=text in texts,
-                )
-                for text in round_trips + texts
+                Call("chinese_budget", "chinese_budget", (), chinese_budget_reference()),
+                Call("fallback_answer", "fallback_answer", (), FALLBACK_ANSWER),
             ],
-            hint="an unknown character becomes len(vocab) + b for each byte b of "
-            "ch.encode('utf-8'); "
-            "to decode, turn every id into bytes (a character's UTF-8 bytes, or the single "
-            "byte id - len(vocab)), join them and decode the bytes once.",
-        ),
-        function_task(
-            "vocab_growth",
-            2,
-            [
-                (text,)
-                for text in ["", "aab", "abcabc", "mississippi", "👨‍👩‍👧 ok", _shakespeare_sample()]
-            ],
-            lambda text: [len(set(text[: n + 1])) for n in range(len(text))],
-            hidden=[(text,) for text in texts],
-            hint="keep a set of the characters seen so far and append its size after each "
-            "character.",
+            hint=FALLBACK_HINT,
+            compare=close,
         ),
     ]

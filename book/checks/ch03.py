@@ -13,7 +13,7 @@ import math
 from book import corpora
 from book.checks.core import Case, check_cases, check_function
 from book.checks.spec import Call, Task, calls_of, function_task, random_text, window
-from book.checks.ch02 import error_kind
+from book.checks.ch02 import result_or_error as error_kind
 from book.analysis import oov_curve, oov_rate
 from book.tokenizers.base import UNK
 from book.tokenizers.words import (
