@@ -149,12 +149,12 @@ CLAIMS: list[Claim] = [
         "hug-runner-up",
         4,
         w.HUG_SOURCE,
-        "u+n (16) is \u201cstill the runner-up\u201d when merge 2 is chosen",
+        "u+n (16) is \u201cstill the runner-up\u201d when the second merge is chosen",
         (("u", "n"), 16),
         lambda: runner_up(first_counts(w.HUG_WORD_FREQS, w.HUG_MARKER)),
         show=lambda v: (
-            f"before merge 1 the runner-up is {v[0][0]}+{v[0][1]} ({v[1]}); u+n "
-            "leads only after merge 1 cuts p+u to 12"
+            f"before the first merge the runner-up is {v[0][0]}+{v[0][1]} ({v[1]}); u+n "
+            "leads only after the first merge cuts p+u to 12"
         ),
     ),
     Claim(
@@ -327,7 +327,7 @@ CLAIMS: list[Claim] = [
         "cat-merges",
         4,
         w.CAT_SOURCE,
-        "merges 1-6: a+t (12), t+h (8), th+e (7), c+at (3), s+at (3), o+n (3)",
+        "the first six merges: a+t (12), t+h (8), th+e (7), c+at (3), s+at (3), o+n (3)",
         w.CAT_CLAIMED_MERGES,
         lambda: cat_merges()[0][: len(w.CAT_CLAIMED_MERGES)],
         show=_show_merges,
@@ -371,7 +371,8 @@ CLAIMS: list[Claim] = [
         "cat-hat-merges",
         5,
         w.CAT_HAT_SOURCE,
-        "merge 1 is (116, 104), \u201cfirst pair with highest count\u201d; merge 2 is (256, 101)",
+        "the first merge is (116, 104), \u201cfirst pair with highest count\u201d; the second "
+        "is (256, 101)",
         w.CAT_HAT_CLAIMED_MERGES,
         lambda: [pair for pair, _count in cat_hat_merges()],
         uses=("CAT_HAT_CLAIMED_MERGES",),
@@ -380,7 +381,7 @@ CLAIMS: list[Claim] = [
         "cat-hat-after-merge-1",
         5,
         w.CAT_HAT_SOURCE,
-        "after merge 1, 16 tokens: [256, 101, 32, 99, …]",
+        "after the first merge, 16 tokens: [256, 101, 32, 99, …]",
         w.CAT_HAT_CLAIMED_AFTER_MERGE_1,
         lambda: merge(list(w.CAT_HAT_TEXT.encode("utf-8")), cat_hat_merges()[0][0], 256),
         uses=("CAT_HAT_CLAIMED_AFTER_MERGE_1",),
@@ -389,7 +390,7 @@ CLAIMS: list[Claim] = [
         "cat-hat-after-merge-2",
         5,
         w.CAT_HAT_SOURCE,
-        "after merge 2, 14 tokens: [257, 32, 99, 97, 116, …]",
+        "after the second merge, 14 tokens: [257, 32, 99, 97, 116, …]",
         w.CAT_HAT_CLAIMED_AFTER_MERGE_2,
         lambda: ByteTokenizer(cat_hat_merges()).encode(w.CAT_HAT_TEXT),
         uses=("CAT_HAT_CLAIMED_AFTER_MERGE_2",),
