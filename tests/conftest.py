@@ -43,5 +43,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     workers building the same folders at the same time.
     """
     for item in items:
-        if "built_book" in item.fixturenames or item.get_closest_marker("browser"):
+        fixtures = getattr(item, "fixturenames", ())  # nbval's notebook cells have none
+        if "built_book" in fixtures or item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.xdist_group("built-book"))
