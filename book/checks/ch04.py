@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
 from book import corpora, walkthroughs
-from book.checks.core import Case, check_cases
+from book.checks.core import Case, Compare, check_cases, equal
 from book.checks.spec import Call, Raises, Task, random_text
 from book.tokenizers.bpe_core import joined, train_naive
 from book.tokenizers.char_bpe import (
@@ -57,7 +57,7 @@ def _english_freqs(n_words: int = 3000) -> dict[str, int]:
     return word_freqs(" ".join(corpora.english("train").split()[:n_words]))
 
 
-def _short(value: Any) -> str:
+def short_arg(value: Any) -> str:
     """A short label for a big argument: its first two items and how many there are."""
     if isinstance(value, dict) and len(value) > 3:
         first = ", ".join(f"{k!r}: {v!r}" for k, v in list(value.items())[:2])
@@ -68,12 +68,12 @@ def _short(value: Any) -> str:
     return text if len(text) <= 70 else text[:69] + "…"
 
 
-def _label(name: str, args: tuple, note: str = "") -> str:
+def case_label(name: str, args: tuple, note: str = "") -> str:
     """How a case reads: name(args) [what it targets]."""
-    return f"{name}({', '.join(map(_short, args))})" + (f" [{note}]" if note else "")
+    return f"{name}({', '.join(map(short_arg, args))})" + (f" [{note}]" if note else "")
 
 
-def _outcome(function: Callable, *args: Any) -> Any:
+def outcome(function: Callable, *args: Any) -> Any:
     """function(*args), or Raises('ValueError') when it raises a ValueError (or a subclass)."""
     try:
         return function(*args)
@@ -83,35 +83,36 @@ def _outcome(function: Callable, *args: Any) -> Any:
         return Raises("ValueError")
 
 
-def _check(
+def check_on_cases(
     task: str,
     answer: Any,
     reference: Callable,
     cases: Cases,
     points: int,
     hint: str,
-    extra: list[Case] = (),
+    extra: Sequence[Case] = (),
+    compare: Compare = equal,
 ) -> None:
     """Check answer(*args) against reference(*args) on each case, on copies of the arguments."""
     checks = [
         Case(
-            _label(task, args, note),
-            lambda args=args: _outcome(answer, *copy.deepcopy(args)),
-            _outcome(reference, *copy.deepcopy(args)),
+            case_label(task, args, note),
+            lambda args=args: outcome(answer, *copy.deepcopy(args)),
+            outcome(reference, *copy.deepcopy(args)),
         )
         for args, note in cases
     ]
-    check_cases(task, {task: answer}, [*checks, *extra], points, hint)
+    check_cases(task, {task: answer}, [*checks, *extra], points, hint, compare)
 
 
-def _calls(name: str, reference: Callable, cases: Cases, hidden: bool) -> list[Call]:
+def judge_calls(name: str, reference: Callable, cases: Cases, hidden: bool) -> list[Call]:
     """The judge's calls for the cases, expected values computed by the reference."""
     return [
         Call(
-            _label(name, args, note),
+            case_label(name, args, note),
             f"{name}({', '.join(f'a{i}' for i in range(len(args)))})",
             args,
-            _outcome(reference, *copy.deepcopy(args)),
+            outcome(reference, *copy.deepcopy(args)),
             hidden,
         )
         for args, note in cases
@@ -356,7 +357,7 @@ def check_merge_and_save(merge_and_save) -> None:
     unchanged = Case(
         "the splits passed to merge_and_save afterwards [must be unchanged]", input_after_call, low
     )
-    _check(
+    check_on_cases(
         "merge_and_save",
         merge_and_save,
         merge_and_save_reference,
@@ -371,10 +372,10 @@ def check_train_bpe(train_bpe) -> None:
     """train_bpe(word_freqs, num_merges, end_of_word, tie_break) -> [(pair, count), ...]."""
     default = Case(
         "train_bpe(FIRST_NOT_GREATEST, 2, None) [the default tie_break is 'first']",
-        lambda: _outcome(train_bpe, dict(FIRST_NOT_GREATEST), 2, None),
+        lambda: outcome(train_bpe, dict(FIRST_NOT_GREATEST), 2, None),
         train_reference(FIRST_NOT_GREATEST, 2, None),
     )
-    _check(
+    check_on_cases(
         "train_bpe",
         train_bpe,
         train_reference,
@@ -387,7 +388,7 @@ def check_train_bpe(train_bpe) -> None:
 
 def check_tie_ranks(tie_ranks) -> None:
     """tie_ranks(word_freqs, num_merges, end_of_word) -> [(rank, number of tied pairs), ...]."""
-    _check(
+    check_on_cases(
         "tie_ranks",
         tie_ranks,
         tie_ranks_reference,
@@ -399,7 +400,7 @@ def check_tie_ranks(tie_ranks) -> None:
 
 def check_encode_fallback(encode_fallback) -> None:
     """encode_fallback(text, merges, alphabet) -> tokens with <0xHH> byte tokens."""
-    _check(
+    check_on_cases(
         "encode_fallback",
         encode_fallback,
         encode_fallback_reference,
@@ -411,7 +412,7 @@ def check_encode_fallback(encode_fallback) -> None:
 
 def check_decode_fallback(decode_fallback) -> None:
     """decode_fallback(tokens) -> text; a broken byte sequence raises."""
-    _check(
+    check_on_cases(
         "decode_fallback",
         decode_fallback,
         decode_fallback_reference,
@@ -423,7 +424,7 @@ def check_decode_fallback(decode_fallback) -> None:
 
 def check_wrong_counts(wrong_counts) -> None:
     """wrong_counts(claimed, word_freqs, end_of_word) -> {pair: true count} of wrong claims."""
-    _check(
+    check_on_cases(
         "wrong_counts",
         wrong_counts,
         wrong_counts_reference,
@@ -504,7 +505,8 @@ def judge_tasks(rng: random.Random) -> list[Task]:
     hidden = _hidden(rng)
     tasks = []
     for name, (cases, reference) in fixed.items():
-        calls = _calls(name, reference, cases, False) + _calls(name, reference, hidden[name], True)
+        calls = judge_calls(name, reference, cases, False)
+        calls += judge_calls(name, reference, hidden[name], True)
         setup = ""
         if name == "merge_and_save":
             low = initial_splits(walkthroughs.LOW_WORD_FREQS)
