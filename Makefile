@@ -60,7 +60,7 @@ browser-deps: $(VENV)/.dev-installed
 	sh tools/ensure_chromium.sh
 	$(PY) tools/fetch_widget_js.py
 
-# Speed-ups of the fast BPE code over the obvious code, as ratios measured in one process.
+# The fast BPE trainer and encoder against tokenizers and tiktoken, as ratios from one process.
 bench: setup
 	$(PY) benchmarks/bench_bpe.py
 
