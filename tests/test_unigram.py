@@ -234,11 +234,13 @@ def test_digamma():
 def test_training_inputs():
     counts = Counter({"▁the▁cat": 2, "▁the": 1})
     assert split_words(counts) == Counter({"▁the": 3, "▁cat": 2})
-    assert required_chars(Counter({"▁a\tb": 10, "▁c": 1}), 1.0) == {
-        "▁": 11, "a": 10, "b": 10}.__or__({"c": 1})
+    # the pre-tokenization boundary U+001F is never kept; a tab is a character like any other
+    assert required_chars(Counter({"▁a\x1fb\t": 10, "▁c": 1}), 1.0) == {
+        "▁": 11, "a": 10, "b": 10, "\t": 10, "c": 1}
     assert not is_valid_piece("a1", 16) and is_valid_piece("a1", 16, split_by_script=False)
     assert is_valid_piece("é", 16) and is_valid_piece("e\u0301", 16)  # a mark joins its letter
     assert not is_valid_piece("abcdefghijklmnopq", 16)
+    assert not is_valid_piece("a\x1fb", 16) and not is_valid_piece("a\0", 16)
 
 
 def test_e_step_matches_brute_force():

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import random
 import struct
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from typing import NamedTuple
 
 _FLOAT32 = struct.Struct("f")
@@ -42,6 +42,7 @@ class Node(NamedTuple):
 Lattice = list[list[Node]]
 PieceTable = dict[str, "tuple[int, float] | None"]
 _NOT_A_PREFIX = ()
+SCORE_RESET = 100_000.0  # see viterbi
 _new_node = tuple.__new__  # Node(...) without the Python-level __new__: lattices are built often
 
 
@@ -107,13 +108,14 @@ def nodes_by_end(lattice: Lattice) -> list[list[Node]]:
     return ending
 
 
-def viterbi(lattice: Lattice, exact_ids: Collection[int] = ()) -> list[Node]:
+def viterbi(lattice: Lattice) -> list[Node]:
     """The best path: the nodes of the segmentation with the highest total score.
 
-    Scores are added in single precision and a tie keeps the path found first (the one
-    whose last piece starts earliest), exactly as SentencePiece's encoder does, so that both
-    pick the same path even when two paths score the same. Scores of the ids in
-    ``exact_ids`` (user-defined pieces) are added in double precision, as there.
+    Done exactly as SentencePiece's encoder (version 0.2.3) does it, so that both pick the
+    same path even where two paths score (almost) the same: scores are added in single
+    precision (32-bit floats), a tie keeps the path found first (the one whose last piece
+    starts earliest), and once the running score passes -100,000 it is subtracted from every
+    score kept so far, so that single precision keeps its resolution on long texts.
 
     >>> lattice = build_lattice("aa", piece_table({"a": (0, -1.0), "aa": (1, -2.0)}))
     >>> [n.piece_id for n in viterbi(lattice)]  # a tie: "aa" ends the first path found
@@ -122,16 +124,21 @@ def viterbi(lattice: Lattice, exact_ids: Collection[int] = ()) -> list[Node]:
     size = len(lattice)
     best_score: list[float | None] = [0.0] + [None] * size
     best_node: list[Node | None] = [None] * (size + 1)
+    frontier = 0  # the furthest position a node has reached so far
     for start, row in enumerate(lattice):
         base = best_score[start]
         if base is None:
             continue  # no path reaches this position
+        if abs(base) > SCORE_RESET:
+            for i in range(start, frontier + 1):
+                if best_score[i] is not None:
+                    best_score[i] = f32(best_score[i] - base)
+            base = 0.0
         for node in row:
-            candidate = node.score + base
-            if node.piece_id not in exact_ids:
-                candidate = f32(candidate)
+            frontier = max(frontier, node.end)
+            candidate = f32(node.score + base)
             if best_score[node.end] is None or candidate > best_score[node.end]:
-                best_score[node.end] = f32(candidate)
+                best_score[node.end] = candidate
                 best_node[node.end] = node
     if size and best_node[size] is None:
         raise ValueError("no segmentation covers the whole text: some character has no piece")

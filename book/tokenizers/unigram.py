@@ -41,6 +41,7 @@ from book.tokenizers.lattice import (
 )
 from book.tokenizers.sentencepiece_model import ModelFileError, ModelPiece, read_model
 from book.tokenizers.sentencepiece_text import (
+    SPACE,
     UNK_SURFACE,
     byte_piece,
     decode_bytes,
@@ -50,7 +51,7 @@ from book.tokenizers.sentencepiece_text import (
 
 UNK_PIECE = "<unk>"
 UNK_PENALTY = 10.0  # an unknown character scores this far below the rarest piece
-FLT_MIN = 1.1754943508222875e-38  # where SentencePiece starts its search for the top score
+FLT_MAX = 3.4028234663852886e38  # the lowest score when there is no piece at all
 KINDS = ("normal", "unknown", "control", "user_defined", "unused", "byte")
 
 
@@ -115,18 +116,15 @@ class Unigram:
                          for i, p in enumerate(self.pieces) if p.kind == "byte"}
         normal = [p.score for p in self.pieces if p.kind == "normal"]
         # As SentencePiece: an unknown character scores 10 below the lowest-scoring piece, and a
-        # user-defined piece of n bytes scores n times the top score minus 0.1 (so it always wins).
-        self.min_score = f32(min(normal)) if normal else 3.4028234663852886e38
-        self.max_score = f32(max([FLT_MIN, *normal]))
+        # user-defined piece of n bytes scores 0.1 * (n - 1) > 0, so that it always wins.
+        self.min_score = f32(min(normal)) if normal else FLT_MAX
         self.unk_score = f32(self.min_score - UNK_PENALTY)
-        self.user_defined_ids = frozenset(
-            i for i, p in enumerate(self.pieces) if p.kind == "user_defined")
         self._lattice_scores = {}
         for i, p in enumerate(self.pieces):
             if p.kind == "normal":
                 self._lattice_scores[p.piece] = (i, f32(p.score))
             elif p.kind == "user_defined":
-                score = f32(len(p.piece.encode("utf-8")) * self.max_score) - 0.1
+                score = f32(0.1 * (len(p.piece.encode("utf-8")) - 1))
                 self._lattice_scores[p.piece] = (i, score)
         self._table = piece_table(self._lattice_scores)
 
@@ -284,7 +282,7 @@ class Unigram:
     def segment(self, text: str) -> list[tuple[str, int]]:
         """The best segmentation of ``text`` as (piece, id) pairs."""
         normalized = self.normalize(text)
-        path = viterbi(self.lattice(normalized), self.user_defined_ids)
+        path = viterbi(self.lattice(normalized))
         return self._finish(normalized, path)
 
     def tokenize(self, text: str) -> list[str]:
@@ -352,9 +350,8 @@ class Unigram:
         """
         pieces = tokens_for_ids(self.pieces, list(ids), self.n_vocab)
         text: list[str] = []
-        pending = bytearray()
-        at_start = True  # whether the next piece may still carry the dummy prefix's space
-        prefix_seen = False
+        pending = bytearray()  # bytes of byte pieces, decoded when a non-byte piece comes
+        at_start = True  # whether a leading ▁ is still the one the dummy prefix added
         for p in pieces:
             if p.kind == "byte":
                 pending.append(piece_byte(p.piece))
@@ -362,21 +359,18 @@ class Unigram:
             if pending:
                 text.append(decode_bytes(bytes(pending)))
                 pending.clear()
-            if prefix_seen or any(text):
+            if text and text[-1]:  # something was written: no dummy prefix any more
                 at_start = False
-            prefix_seen = False
             if p.kind == "control":
-                piece = ""
-            elif p.kind == "unknown":
-                piece = self.unk_surface
-            else:
-                piece = p.piece
-                strips = self.add_dummy_prefix or self.remove_extra_whitespaces
-                if at_start and strips and piece.startswith("\u2581"):
-                    piece = piece[1:]
-                    prefix_seen = not self.remove_extra_whitespaces
-                piece = piece.replace("\u2581", " ")
-            text.append(piece)
+                continue
+            piece, consumed = p.piece, False
+            if at_start and (self.add_dummy_prefix or self.remove_extra_whitespaces):
+                consumed = piece.startswith(SPACE)
+                piece = piece.removeprefix(SPACE)
+                consumed = consumed and not self.remove_extra_whitespaces
+            text.append(self.unk_surface if p.kind == "unknown" else piece.replace(SPACE, " "))
+            if consumed or text[-1]:
+                at_start = False
         if pending:
             text.append(decode_bytes(bytes(pending)))
         return "".join(text)

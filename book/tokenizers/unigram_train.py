@@ -35,6 +35,7 @@ from book.tokenizers.lattice import (
     f32,
     marginals,
     nbest,
+    path_score,
     piece_table,
     viterbi,
 )
@@ -43,7 +44,7 @@ from book.tokenizers.sentencepiece_model import ModelPiece
 from book.tokenizers.sentencepiece_text import SPACE, byte_piece, normalize
 
 UNK_CHAR = "\u2585"  # stands for a character too rare to keep (SentencePiece uses the same)
-TAB = "\t"  # SentencePiece never makes a piece of a tab
+BOUNDARY = "\x1f"  # SentencePiece's pre-tokenization boundary: never part of a piece
 MAX_SENTENCE_BYTES = 4192  # longer lines are skipped, as by SentencePiece's default
 UNK_PENALTY = 10.0
 
@@ -82,7 +83,7 @@ def sentences(text: str) -> Counter[str]:
 def required_chars(counts: Counter[str], coverage: float) -> dict[str, int]:
     """The most frequent characters that together make up ``coverage`` of all characters.
 
-    The rest are too rare to keep and will be unknown. Tabs are never kept.
+    The rest are too rare to keep and will be unknown.
 
     >>> required_chars(Counter({"▁aab": 1, "▁c": 1}), coverage=0.6)
     {'a': 2, '▁': 2}
@@ -97,7 +98,7 @@ def required_chars(counts: Counter[str], coverage: float) -> dict[str, int]:
         if covered / total >= coverage:
             break
         covered += count
-        if ch != TAB:
+        if ch != BOUNDARY:
             kept[ch] = count
     return kept
 
@@ -133,7 +134,9 @@ def is_valid_piece(piece: str, max_piece_length: int, split_by_script: bool = Tr
     >>> [is_valid_piece(p, 16) for p in ["▁king", "king,", "ki▁ng", "▁123", "日本語です"]]
     [True, False, False, True, True]
     """
-    if not piece or len(piece) > max_piece_length or UNK_CHAR in piece or " " in piece:
+    if not piece or len(piece) > max_piece_length:
+        return False
+    if any(ch in piece for ch in (UNK_CHAR, BOUNDARY, " ", "\0")):
         return False
     previous = None
     for pos, ch in enumerate(piece):
@@ -165,29 +168,34 @@ def seed_pieces(sentences: Counter[str], chars: Iterable[tuple[str, int]],
     """The initial vocabulary: the characters, then frequent substrings by frequency x length.
 
     A substring qualifies when it occurs at least twice and is followed by at least two
-    different things (another character, or the end of a line): these are the substrings that
-    SentencePiece's suffix array enumerates (the inner nodes of the suffix tree).
+    different things (bytes, or the end of a line): these are the substrings that
+    SentencePiece's suffix array of the text's UTF-8 bytes enumerates (the inner nodes of the
+    suffix tree that end between two characters).
 
     >>> seed = seed_pieces(Counter({"▁hug▁pug": 3, "▁hugs▁hug": 2}), [("u", 9)], 16, 9)
     >>> [piece for piece, _ in seed]
     ['u', '▁hug', 'hug', 'ug']
     """
     counts: Counter[str] = Counter()
-    followers: dict[str, str] = {}  # the first thing seen after a substring, or "" if several
+    followers: dict[str, int] = {}  # the first byte seen after a substring, or -2 if several
     for sentence, count in sentences.items():
         for start in range(len(sentence)):
             for end in range(start + 2, min(len(sentence), start + max_piece_length) + 1):
                 if sentence[end - 1] == SPACE:
                     break  # a space can only start a piece
                 piece = sentence[start:end]
-                after = sentence[end] if end < len(sentence) else "\0"
+                # SentencePiece's suffix array works on bytes: only the first byte of what
+                # follows counts, so two different Devanagari letters (both E0 A4 ..) do not
+                # make a branch.
+                after = sentence[end].encode("utf-8")[0] if end < len(sentence) else -1
                 counts[piece] += count
                 if followers.setdefault(piece, after) != after:
-                    followers[piece] = ""
-    frequent = [(piece, count * len(piece)) for piece, count in counts.items()
-                if count >= 2 and followers[piece] == ""
+                    followers[piece] = -2
+    frequent = [(piece, f32(count * len(piece))) for piece, count in counts.items()
+                if count >= 2 and followers[piece] == -2
                 and is_valid_piece(piece, max_piece_length, **rules)]
-    frequent.sort(key=lambda item: (-item[1], item[0]))
+    # higher score first, then longer (in bytes), then by text
+    frequent.sort(key=lambda item: (-item[1], -len(item[0].encode("utf-8")), item[0]))
     seed = sorted(chars, key=lambda item: (-item[1], item[0])) + frequent[:seed_size]
     return to_log_probs([(piece, float(score)) for piece, score in seed])
 
@@ -253,7 +261,6 @@ def prune(pieces: Pieces, words: Counter[str], target: int, shrinking_factor: fl
             if node.piece_id >= 0:
                 freq[node.piece_id] += count
     total = math.fsum(freq)
-    n_words = sum(words.values())
 
     kept: Pieces = []
     losses = []
@@ -268,12 +275,29 @@ def prune(pieces: Pieces, words: Counter[str], target: int, shrinking_factor: fl
         log_total_alt = math.log(total + freq[i] * (len(alternatives[i]) - 1))
         logprob_alt = math.fsum(math.log(freq[n] + freq[i]) - log_total_alt
                                 for n in alternatives[i])
-        losses.append((freq[i] / n_words * (logprob - logprob_alt), i))
+        losses.append((freq[i] / total * (logprob - logprob_alt), i))
     size = max(target, int(shrinking_factor * len(pieces)))
     for _, i in sorted(losses, key=lambda item: (-item[0], item[1])):
         if len(kept) == size:
             break
         kept.append(pieces[i])
+    return kept
+
+
+def drop_unreachable(pieces: Pieces) -> Pieces:
+    """Drop the pieces that Viterbi would never choose: their parts together score higher.
+
+    >>> [p for p, _ in drop_unreachable([("a", -1.0), ("b", -1.0), ("ab", -2.5)])]
+    ['a', 'b']
+    """
+    table, unk = _table(pieces)
+    kept = []
+    for i, (piece, score) in enumerate(pieces):
+        lattice = build_lattice(piece, table, unk)
+        lattice[0] = [node for node in lattice[0] if node.piece_id != i]  # without itself
+        if len(piece) > 1 and path_score(viterbi(lattice)) > score:
+            continue
+        kept.append((piece, score))
     return kept
 
 
@@ -341,8 +365,8 @@ def train_pieces(
         for _ in range(num_sub_iterations):
             expected, _objective = e_step(pieces, words)
             pieces = m_step(pieces, expected)
+        pieces = prune(pieces, words, desired, shrinking_factor)
         if len(pieces) <= desired:
             break
-        pieces = prune(pieces, words, desired, shrinking_factor)
-    final = finalize(pieces, chars, vocab_size - len(meta))
+    final = finalize(drop_unreachable(pieces), chars, vocab_size - len(meta))
     return meta + [ModelPiece(piece, score) for piece, score in final]
