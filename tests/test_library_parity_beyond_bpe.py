@@ -25,6 +25,8 @@ import pytest
 import sentencepiece as spm
 from hypothesis import given
 from hypothesis import strategies as st
+from parity_corpus import GROUPS
+from parity_corpus import TEXTS as PARITY_TEXTS
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
 from book import corpora
@@ -33,8 +35,6 @@ from book.tokenizers.bert_pretokenizer import BertPreTokenizer
 from book.tokenizers.protobuf import as_float, fields
 from book.tokenizers.unigram import Unigram
 from book.tokenizers.wordpiece import BERT_SPECIALS, WordPiece
-from parity_corpus import GROUPS
-from parity_corpus import TEXTS as PARITY_TEXTS
 
 # What both libraries train on: Shakespeare's training plays, technical prose, Python code and
 # the parallel passage in 21 languages.
