@@ -41,7 +41,7 @@ COURSE_VOCAB_TAIL = ["ab", "##fu", "Fa", "Fac", "##ct", "##ful", "##full", "##fu
                      "is", "##thms", "##za", "##zat", "##ut"]
 
 
-def naive_train(words: dict[str, int], vocab_size: int, specials=("[UNK]",)):
+def naive_train(words: dict[str, int], vocab_size: int, specials=("[UNK]",), by_count=False):
     """The obvious trainer: recount every symbol and pair after every merge."""
     splits = {w: [w[0]] + ["##" + c for c in w[1:]] for w in words}
     vocab = list(specials) + sorted({s for sp in splits.values() for s in sp})
@@ -56,7 +56,8 @@ def naive_train(words: dict[str, int], vocab_size: int, specials=("[UNK]",)):
                 pairs[pair] = pairs.get(pair, 0) + n
         if not pairs:
             break
-        scores = {p: c / (symbols[p[0]] * symbols[p[1]]) for p, c in pairs.items()}
+        scores = {p: float(c) if by_count else c / (symbols[p[0]] * symbols[p[1]])
+                  for p, c in pairs.items()}
         best = max(scores, key=scores.get)
         new = best[0] + best[1].removeprefix("##")
         merges.append((*best, scores[best]))
@@ -137,9 +138,19 @@ def test_decode_glues_continuations_and_rejects_unknown_ids():
         tok.decode([5])
 
 
-def test_training_matches_the_obvious_trainer_on_shakespeare():
+@pytest.mark.parametrize("score", ["likelihood", "frequency"])
+def test_training_matches_the_obvious_trainer_on_shakespeare(score):
     words = Counter(BertPreTokenizer()(corpora.english("train")[:40_000]))
-    assert train_vocab(words, 500) == naive_train(words, 500)
+    assert train_vocab(words, 500, score=score) == naive_train(
+        words, 500, by_count=score == "frequency")
+
+
+def test_late_training_with_many_ties_matches_the_obvious_trainer():
+    # Small text, large vocabulary: most merges are ties between pairs seen once.
+    words = Counter(BertPreTokenizer()(corpora.english("heldout")[:3_000] + " naïve 日本語 🦙"))
+    for score in ("likelihood", "frequency"):
+        assert train_vocab(words, 600, score=score) == naive_train(
+            words, 600, by_count=score == "frequency")
 
 
 def test_training_reproduces_the_course_vocabulary():

@@ -19,42 +19,21 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from book.tokenizers.base import check_train_vocab_size
 from book.tokenizers.bert_pretokenizer import BertPreTokenizer
 from book.tokenizers.errors import tokens_for_ids
+from book.tokenizers.wordpiece_train import (
+    PREFIX,
+    UNK_TOKEN,
+    merge_symbols,
+    split_word,
+    train_vocab,
+    wordpiece_score,
+)
 
-UNK_TOKEN = "[UNK]"
-PREFIX = "##"
 BERT_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 
-Pair = tuple[str, str]
-
-
-def wordpiece_score(pair_count: int, left_count: int, right_count: int) -> float:
-    """The likelihood score of a pair: how much more often its parts occur together than apart.
-
-    >>> wordpiece_score(20, 20, 40), wordpiece_score(20, 400, 400)  # rare parts win
-    (0.025, 0.000125)
-    """
-    return pair_count / (left_count * right_count)
-
-
-def split_word(word: str, prefix: str = PREFIX) -> list[str]:
-    """A word as WordPiece's training starts it: its characters, all but the first prefixed.
-
-    >>> split_word("hugs")
-    ['h', '##u', '##g', '##s']
-    """
-    return [word[0]] + [prefix + ch for ch in word[1:]]
-
-
-def merge_symbols(left: str, right: str, prefix: str = PREFIX) -> str:
-    """The symbol a merge makes: ``right`` loses its prefix, ``left`` keeps its own.
-
-    >>> merge_symbols("h", "##u"), merge_symbols("##g", "##s")
-    ('hu', '##gs')
-    """
-    return left + (right[len(prefix):] if right.startswith(prefix) else right)
+__all__ = ["BERT_SPECIALS", "WordPiece", "greedy_longest_match", "merge_symbols", "split_word",
+           "train_vocab", "wordpiece_score"]
 
 
 def greedy_longest_match(
@@ -239,101 +218,3 @@ class WordPiece:
             else:
                 out.append(" " + piece)
         return "".join(out)
-
-
-def _first_in_data(splits: dict[str, list[str]], tied: set[Pair]) -> Pair:
-    """Of several equally scored pairs, the one that occurs first in the training words."""
-    for symbols in splits.values():
-        for pair in zip(symbols, symbols[1:]):
-            if pair in tied:
-                return pair
-    raise AssertionError("a tied pair occurs in no word")
-
-
-def train_vocab(
-    words: Mapping[str, int],
-    vocab_size: int,
-    *,
-    specials: Sequence[str] = (UNK_TOKEN,),
-    prefix: str = PREFIX,
-    score: str = "likelihood",
-) -> tuple[list[str], list[tuple[str, str, float]]]:
-    """The vocabulary learned from word counts, and the merges as (left, right, score).
-
-    After a merge only the words that hold the pair change, so only their symbols and pairs
-    are recounted, and only the scores of pairs whose counts changed are recomputed.
-
-    >>> vocab, merges = train_vocab({"hug": 10, "pug": 5, "hugs": 5}, 9)
-    >>> vocab  # the first merge wins a four-way tie at 0.05 by coming first
-    ['[UNK]', '##g', '##s', '##u', 'h', 'p', 'hu', 'pu', 'hug']
-    """
-    if score not in ("likelihood", "frequency"):
-        raise ValueError(f"score must be 'likelihood' or 'frequency', got {score!r}")
-    splits = {word: split_word(word, prefix) for word in words if word}
-    alphabet = sorted({symbol for symbols in splits.values() for symbol in symbols})
-    vocab = list(dict.fromkeys([*specials, *alphabet]))
-    check_train_vocab_size(vocab_size, len(vocab),
-                           f"the {len(specials)} special tokens and the {len(alphabet)} "
-                           "characters, with and without the prefix")
-    symbol_counts: Counter[str] = Counter()
-    pair_counts: Counter[Pair] = Counter()
-    where: dict[Pair, set[str]] = {}  # the words a pair may occur in
-    pairs_of: dict[str, set[Pair]] = {}  # the pairs a symbol may be part of
-
-    def count(word: str, sign: int) -> set[Pair]:
-        symbols, n = splits[word], sign * words[word]
-        for symbol in symbols:
-            symbol_counts[symbol] += n
-        pairs = set(zip(symbols, symbols[1:]))
-        for pair in zip(symbols, symbols[1:]):
-            pair_counts[pair] += n
-            where.setdefault(pair, set()).add(word)
-            pairs_of.setdefault(pair[0], set()).add(pair)
-            pairs_of.setdefault(pair[1], set()).add(pair)
-        return pairs
-
-    def pair_score(pair: Pair) -> float:
-        if score == "frequency":
-            return float(pair_counts[pair])
-        return wordpiece_score(pair_counts[pair], symbol_counts[pair[0]], symbol_counts[pair[1]])
-
-    for word in splits:
-        count(word, +1)
-    scores = {pair: pair_score(pair) for pair in pair_counts}
-    vocab_set, merges = set(vocab), []
-    while len(vocab) < vocab_size and scores:
-        best = max(scores.values())
-        tied = {pair for pair, s in scores.items() if s == best}
-        left, right = pair = tied.pop() if len(tied) == 1 else _first_in_data(splits, tied)
-        merged = merge_symbols(left, right, prefix)
-        merges.append((left, right, best))
-        if merged not in vocab_set:
-            vocab.append(merged)
-            vocab_set.add(merged)
-        changed: set[Pair] = set()
-        for word in list(where.pop(pair, ())):
-            changed |= count(word, -1)
-            splits[word] = _merge_in(splits[word], pair, merged)
-            changed |= count(word, +1)
-        for symbol in (left, right, merged):
-            changed |= pairs_of.get(symbol, set())
-        for p in changed:
-            if pair_counts[p] > 0:
-                scores[p] = pair_score(p)
-            else:
-                scores.pop(p, None)
-                pair_counts.pop(p, None)
-    return vocab, merges
-
-
-def _merge_in(symbols: list[str], pair: Pair, merged: str) -> list[str]:
-    """``symbols`` with each occurrence of ``pair``, left to right, replaced by ``merged``."""
-    out, i = [], 0
-    while i < len(symbols):
-        if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
-            out.append(merged)
-            i += 2
-        else:
-            out.append(symbols[i])
-            i += 1
-    return out
