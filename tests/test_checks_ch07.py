@@ -1,13 +1,11 @@
 """The checks of chapter 07's exercises pass right answers and catch plausible wrong ones."""
 
-
 import pytest
 import regex
-
-from book.checks import ch07
-from book.chat import pad_batch, split_on_special_tokens
-
 from check_helpers import passes
+
+from book.chat import split_on_special_tokens
+from book.checks import ch07
 
 
 def encoder_splitting_with(split):
@@ -30,19 +28,40 @@ def encoder_splitting_with(split):
 encode_right = encoder_splitting_with(split_on_special_tokens)
 
 
-def encode_segments_right(tok, segments):
-    ids = []
-    for text, trusted in segments:
-        ids += tok.encode(text, allowed_special="all") if trusted else tok.encode_ordinary(text)
-    return ids
+def chatml_from(content_encoder, roles=("system", "user", "assistant"), prompt=True):
+    """An encode_chatml whose contents are encoded by content_encoder(tok, text)."""
+
+    def encode_chatml(tok, messages, add_generation_prompt=True):
+        ids = []
+        for message in messages:
+            if message["role"] not in roles:
+                raise ValueError(message["role"])
+            ids += tok.encode(f"<|im_start|>{message['role']}\n", allowed_special="all")
+            ids += content_encoder(tok, message["content"])
+            ids += tok.encode("<|im_end|>\n", allowed_special="all")
+        if add_generation_prompt and prompt:
+            ids += tok.encode("<|im_start|>assistant\n", allowed_special="all")
+        return ids
+
+    return encode_chatml
+
+
+class AnyRole:
+    """A role list that accepts every role."""
+
+    def __contains__(self, role):
+        return True
+
+
+chatml_right = chatml_from(lambda tok, text: tok.encode_ordinary(text))
 
 
 def test_right_answers_pass(capsys):
     assert passes(capsys, ch07.check_add_special_tokens, ch07.add_special_tokens_reference)
     assert passes(capsys, ch07.check_split_on_specials, split_on_special_tokens)
     assert passes(capsys, ch07.check_encode, encode_right)
-    assert passes(capsys, ch07.check_encode_segments, encode_segments_right)
-    assert passes(capsys, ch07.check_pad_batch, lambda batch, pad_id: pad_batch(batch, pad_id))
+    assert passes(capsys, ch07.check_encode_chatml, chatml_right)
+    assert passes(capsys, ch07.check_collate, ch07.collate_reference)
 
 
 def from_vocab_size(vocab_size, special_tokens, names):
@@ -62,8 +81,9 @@ def renumbers_known(vocab_size, special_tokens, names):
 
 def accepts_empty(vocab_size, special_tokens, names):
     """Right, except that an empty name is accepted."""
-    return ch07.add_special_tokens_reference(vocab_size, special_tokens,
-                                             [name for name in names if name])
+    return ch07.add_special_tokens_reference(
+        vocab_size, special_tokens, [name for name in names if name]
+    )
 
 
 @pytest.mark.parametrize("wrong", [from_vocab_size, renumbers_known, accepts_empty])
@@ -112,35 +132,67 @@ def ignores_explicit_disallowed(tok, text, allowed_special=frozenset(), disallow
 shortest_special_first = encoder_splitting_with(shortest_first)
 
 
-@pytest.mark.parametrize("wrong", [never_raises, everything_special, ignores_explicit_disallowed,
-                                   shortest_special_first])
+@pytest.mark.parametrize(
+    "wrong", [never_raises, everything_special, ignores_explicit_disallowed, shortest_special_first]
+)
 def test_encode_catches(capsys, wrong):
     assert not passes(capsys, ch07.check_encode, wrong)
 
 
-def all_trusted(tok, segments):
-    return encode_segments_right(tok, [(text, True) for text, _ in segments])
+def rendered_then_encoded(tok, messages, add_generation_prompt=True):
+    """The injection bug: one string, every special token allowed."""
+    text = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
+    text += "<|im_start|>assistant\n" if add_generation_prompt else ""
+    return tok.encode(text, allowed_special="all")
 
 
-def all_untrusted(tok, segments):
-    return encode_segments_right(tok, [(text, False) for text, _ in segments])
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        chatml_from(lambda tok, text: tok.encode(text, allowed_special="all")),  # trusts contents
+        rendered_then_encoded,
+        chatml_from(lambda tok, text: tok.encode_ordinary(text), roles=AnyRole()),  # any role
+        chatml_from(lambda tok, text: tok.encode_ordinary(text), prompt=False),  # no reply header
+    ],
+    ids=["trusted-contents", "rendered", "any-role", "no-generation-prompt"],
+)
+def test_encode_chatml_catches(capsys, wrong):
+    assert not passes(capsys, ch07.check_encode_chatml, wrong)
 
 
-def joined_then_encoded(tok, segments):
-    return tok.encode("".join(text for text, _ in segments), allowed_special="all")
+def collate_masking_by_value(batch, pad_id, side="right"):
+    """Pads right, then finds padding by comparing ids with pad_id: hides a real EOS."""
+    ids, _, _ = ch07.collate_reference(batch, pad_id, side)
+    mask = [[int(t != pad_id) for t in row] for row in ids]
+    labels = [[t if m else -100 for t, m in zip(row, r)] for row, r in zip(ids, mask)]
+    return ids, mask, labels
 
 
-@pytest.mark.parametrize("wrong", [all_trusted, all_untrusted, joined_then_encoded])
-def test_encode_segments_catches(capsys, wrong):
-    assert not passes(capsys, ch07.check_encode_segments, wrong)
+def collate_in_place(batch, pad_id, side="right"):
+    result = ch07.collate_reference(batch, pad_id, side)
+    batch[:] = result[0]
+    return result
 
 
-@pytest.mark.parametrize("wrong", [
-    lambda batch, pad_id: pad_batch(batch, pad_id, side="left"),
-    lambda batch, pad_id: (pad_batch(batch, pad_id)[0], [[1 - m for m in row]
-                                                         for row in pad_batch(batch, pad_id)[1]]),
-    lambda batch, pad_id: list(pad_batch(batch, pad_id)),
-    lambda batch, pad_id: pad_batch(batch, 0),
-])
-def test_pad_batch_catches(capsys, wrong):
-    assert not passes(capsys, ch07.check_pad_batch, wrong)
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        collate_masking_by_value,
+        collate_in_place,
+        lambda batch, pad_id, side="right": ch07.collate_reference(batch, pad_id, "right"),
+        lambda batch, pad_id, side="right": ch07.collate_reference(batch, pad_id, side)[:2],
+        lambda batch, pad_id, side="right": (
+            *ch07.collate_reference(batch, pad_id, side)[:2],
+            ch07.collate_reference(batch, pad_id, side)[0],
+        ),  # labels not masked
+    ],
+    ids=["mask-by-value", "mutates", "ignores-side", "no-labels", "labels-unmasked"],
+)
+def test_collate_catches(capsys, wrong):
+    assert not passes(capsys, ch07.check_collate, wrong)
+
+
+def test_collate_names_pad_equal_to_eos(capsys):
+    from check_helpers import line
+
+    assert "PAD = EOS" in line(capsys, ch07.check_collate, collate_masking_by_value)

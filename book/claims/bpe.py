@@ -16,12 +16,14 @@ import regex
 
 from book import corpora
 from book import walkthroughs as w
+from book.chat import LLAMA3, encode_chat
 from book.claims.core import Claim, show_value
 from book.encodings import get_encoding
 from book.tokenizers import ByteTokenizer
 from book.tokenizers.bpe_core import build_vocab, get_pair_counts, merge
 from book.tokenizers.char_bpe import apply_merges, initial_splits, learn_merges, pair_counts
 from book.tokenizers.patterns import GPT2_ORIGINAL_PATTERN, split
+from book.tokenizers.regex_bpe import RegexTokenizer
 
 ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
 # Texts on which two split patterns must agree to count as the same pattern.
@@ -541,7 +543,41 @@ CLAIMS: list[Claim] = [
         show=lambda v: ", ".join(f"{k} {show_value(n)}" for k, n in v.items()),
         uses=("GPT2_CLAIMED_SIZES",),
     ),
+    # ---- special tokens (chapter 07)
+    Claim(
+        "chat-markup-overhead",
+        7,
+        "walkthrough_text_becomes_numbers",
+        "\u201cA system prompt of 500 words might add 20-30 extra tokens just from the "
+        "formatting markers\u201d (Llama's chat format)",
+        (20, 30),
+        lambda: markup_overhead(500),
+        agrees=lambda claimed, computed: claimed[0] <= computed <= claimed[1],
+        show=lambda v: (
+            f"{v} tokens of Llama 3 markup around a 500-word system message; "
+            f"{markup_overhead(5)} around a 5-word one"
+        ),
+    ),
 ]
+
+
+@functools.cache
+def llama3_style_tokenizer() -> RegexTokenizer:
+    """cl100k_base's merges with Llama 3's four chat special tokens after its vocabulary."""
+    tok = RegexTokenizer.from_tiktoken("cl100k_base")
+    tok.register_special_tokens(
+        {name: tok.n_vocab + i for i, name in enumerate(LLAMA3.special_tokens)}
+    )
+    return tok
+
+
+def markup_overhead(n_words: int) -> int:
+    """Tokens that Llama 3's template adds to one system message of ``n_words`` words."""
+    tok = llama3_style_tokenizer()
+    content = " ".join(corpora.english("heldout").split()[:n_words])
+    message = [{"role": "system", "content": content}]
+    total = len(encode_chat(tok, message, LLAMA3, add_generation_prompt=False))
+    return total - len(tok.encode_ordinary(content))
 
 
 def gpt2_sizes() -> dict[str, int]:
