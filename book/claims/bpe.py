@@ -1,4 +1,4 @@
-"""The walkthroughs' claims about BPE (chapters 04-06), each computed with the book's code.
+"""The walkthroughs' claims about BPE and special tokens (chapters 04-07), each computed here.
 
 Every claim recorded in :mod:`book.walkthroughs` is here; the data (texts, corpora, claimed
 values) stays there, the computation lives here.
