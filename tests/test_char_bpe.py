@@ -1,6 +1,6 @@
-"""Tests of the character-level BPE (book.tokenizers.char_bpe) and the seeds' worked examples.
+"""Tests of the character-level BPE (book.tokenizers.char_bpe) and the walkthroughs' worked examples.
 
-Each seed example is run twice where it matters: on the article's own terms (its own
+Each walkthrough example is run twice where it matters: on the article's own terms (its own
 end-of-word marker, or none) to check its claims, and with this book's tokenizer (``</w>``).
 Where a claim is wrong, the test asserts the computed value and says what the article claims.
 """
@@ -41,7 +41,7 @@ def train(data, num_merges: int, *, unk: bool = False, tie_break: str = "first")
     return CharBPE.train(data, vocab_size, unk=unk, tie_break=tie_break)
 
 
-def seed_terms_vocab(freqs: dict[str, int], marker: str | None, num_merges: int) -> list[str]:
+def article_terms_vocab(freqs: dict[str, int], marker: str | None, num_merges: int) -> list[str]:
     """The vocabulary as the articles list it: alphabet (and marker), then merged tokens."""
     merges, _ = learn_merges(initial_splits(freqs, end_of_word=marker), freqs, num_merges)
     alphabet = sorted({ch for word in freqs for ch in word})
@@ -308,16 +308,16 @@ def check_trace(bpe: CharBPE, text: str) -> None:
         assert after.new in after.pieces
 
 
-def test_trace_invariants_on_the_seed_corpora():
+def test_trace_invariants_on_the_walkthrough_corpora():
     check_trace(train(walkthroughs.HUG_WORD_FREQS, 20), "hug bug hugs pun pun")
     check_trace(train(walkthroughs.LOW_TEXT, 10), "lowest newer widest low low")
     check_trace(train(walkthroughs.CAT_TEXT, 15), walkthroughs.CAT_TEXT)
 
 
-# --- seed 000: hug / pug / pun / bun / hugs ---------------------------------------------------
+# --- walkthrough_llms_read_text: hug / pug / pun / bun / hugs ---------------------------------------------------
 
 
-def test_hug_seed_000_on_its_own_terms_no_marker():
+def test_hug_on_its_own_terms_no_marker():
     freqs, marker = walkthroughs.HUG_WORD_FREQS, walkthroughs.HUG_MARKER
     splits = initial_splits(freqs, end_of_word=marker)
     counts = pair_counts(splits, freqs)
@@ -329,7 +329,7 @@ def test_hug_seed_000_on_its_own_terms_no_marker():
     assert max(after_first, key=after_first.get) == ("u", "n") and after_first[("p", "u")] == 12
     merges, _ = learn_merges(splits, freqs, 3)
     assert merges == walkthroughs.HUG_CLAIMED_MERGES
-    assert seed_terms_vocab(freqs, marker, 3) == walkthroughs.HUG_CLAIMED_VOCAB
+    assert article_terms_vocab(freqs, marker, 3) == walkthroughs.HUG_CLAIMED_VOCAB
     assert sorted({ch for word in freqs for ch in word}) == walkthroughs.HUG_CLAIMED_ALPHABET
     assert list(apply_merges(tuple("bug"), merges)) == walkthroughs.HUG_CLAIMED_ENCODINGS["bug"]
 
@@ -359,21 +359,21 @@ def test_hug_with_the_end_of_word_marker():
     assert full.tokenize("bug") == ["b", "ug", "</w>"]
 
 
-# --- seeds 002 and 004: low / lower / newest / widest ---------------------------------------
+# --- walkthrough_how_bpe_works and walkthrough_text_becomes_numbers: low / lower / newest / widest ---------------------------------------
 
 
 def test_low_text_is_the_word_freqs():
     assert word_freqs(walkthroughs.LOW_TEXT) == walkthroughs.LOW_WORD_FREQS
 
 
-def test_low_seed_002_on_its_own_terms_underscore_marker():
+def test_low_underscore_article_on_its_own_terms_underscore_marker():
     freqs, marker = walkthroughs.LOW_WORD_FREQS, walkthroughs.LOW_002_MARKER
     merges, _ = learn_merges(initial_splits(freqs, end_of_word=marker), freqs, 5)
     assert merges == walkthroughs.LOW_002_CLAIMED_MERGES  # all five, with their counts
-    assert set(seed_terms_vocab(freqs, marker, 5)) == walkthroughs.LOW_002_CLAIMED_VOCAB
+    assert set(article_terms_vocab(freqs, marker, 5)) == walkthroughs.LOW_002_CLAIMED_VOCAB
 
 
-def test_low_seed_002_encoding_with_unk():
+def test_low_underscore_article_encoding_with_unk():
     bpe = train(walkthroughs.LOW_TEXT, walkthroughs.LOW_002_NUM_MERGES, unk=True)
     assert bpe.n_vocab == len(walkthroughs.LOW_002_CLAIMED_VOCAB) + 1  # + <unk>
     ((text, claimed),) = walkthroughs.LOW_002_CLAIMED_ENCODINGS.items()
@@ -382,7 +382,7 @@ def test_low_seed_002_encoding_with_unk():
     assert bpe.decode(bpe.encode(text)) == "newest <unk>inded lowers"
 
 
-def test_low_seed_004_pair_counts():
+def test_low_end_of_word_article_pair_counts():
     freqs = walkthroughs.LOW_WORD_FREQS
     counts = pair_counts(initial_splits(freqs), freqs)
     assert set(counts) == set(walkthroughs.LOW_004_CLAIMED_PAIR_COUNTS)  # the same 14 pairs
@@ -392,7 +392,7 @@ def test_low_seed_004_pair_counts():
     assert max(counts, key=counts.get) == ("e", "s")  # first of the three 9s, as claimed
 
 
-def test_low_seed_004_merges_vocab_and_encodings():
+def test_low_end_of_word_article_merges_vocab_and_encodings():
     bpe = train(walkthroughs.LOW_TEXT, walkthroughs.LOW_004_NUM_MERGES)
     assert bpe.merges == walkthroughs.LOW_004_CLAIMED_MERGES  # all ten, with their counts
     assert sorted(bpe.vocab) == sorted(walkthroughs.LOW_004_CLAIMED_VOCAB)  # the same 21 tokens
@@ -417,10 +417,10 @@ def test_low_trained_to_exhaustion():
     ]
 
 
-# --- seed 000: the cat / sat / mat corpus ------------------------------------------------------
+# --- walkthrough_llms_read_text: the cat / sat / mat corpus ------------------------------------------------------
 
 
-def test_cat_seed_000_on_its_own_terms_no_marker():
+def test_cat_on_its_own_terms_no_marker():
     freqs = word_freqs(walkthroughs.CAT_TEXT)
     splits = initial_splits(freqs, end_of_word=walkthroughs.CAT_MARKER)
     merges, final = learn_merges(splits, freqs, walkthroughs.CAT_NUM_MERGES)

@@ -36,7 +36,7 @@ any_text = st.lists(st.one_of(st.text(), st.sampled_from(TRICKY))).map("".join)
 
 def test_seed_sentence_vocab_and_ids():
     tok = CharTokenizer.train(SENTENCE)
-    assert tok.n_vocab == 10  # seed 000's claim holds
+    assert tok.n_vocab == 10  # the walkthrough's claim holds
     assert tok.chars == [" ", "a", "c", "e", "h", "m", "n", "o", "s", "t"]
     ids = tok.encode(SENTENCE)
     assert ids == [9, 4, 3, 0, 2, 1, 9, 0, 8, 1, 9, 0, 7, 6, 0, 9, 4, 3, 0, 5, 1, 9]

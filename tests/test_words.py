@@ -56,12 +56,12 @@ splits = st.sampled_from(["regex", "whitespace"])
 def test_seed_sentence_vocab_and_ids():
     for split in ("regex", "whitespace"):
         tok = WordTokenizer.train(SENTENCE, split=split)
-        assert tok.n_vocab == 5  # seed 000's claim holds
+        assert tok.n_vocab == 5  # the walkthrough's claim holds
         # Most frequent first, ties by first occurrence: "the" (2) then cat, sat, on, mat.
         assert tok.vocab == ["the", "cat", "sat", "on", "mat"]
         assert tok.encode(SENTENCE) == [0, 1, 2, 3, 0, 4]
         assert tok.decode(tok.encode(SENTENCE)) == SENTENCE
-    # The seed's ids [4, 0, 3, 2, 4, 1] come from an alphabetically sorted vocabulary.
+    # The walkthrough's ids [4, 0, 3, 2, 4, 1] come from an alphabetically sorted vocabulary.
     alphabetical = WordTokenizer(sorted(set(SENTENCE.split())))
     assert alphabetical.encode(SENTENCE) == [4, 0, 3, 2, 4, 1]
 

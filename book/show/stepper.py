@@ -360,7 +360,9 @@ class MergeStepper(Stepper):
             continuous_update=False,  # retrace on Enter, not on every keystroke
             layout=widgets.Layout(width="auto"),
         )
-        super().__init__(text, interval_ms=interval_ms, text_box=text_box, slider_label="merges")
+        super().__init__(
+            text, interval_ms=interval_ms, text_box=text_box, slider_label="merges applied"
+        )
 
     def _compute(self, text: str) -> tuple[Step, ...]:
         return read_trace(self._source, text)

@@ -138,7 +138,9 @@ class TrainingStepper(Stepper):
             rows=2,
             layout=widgets.Layout(width="auto"),
         )
-        super().__init__(corpus, interval_ms=interval_ms, text_box=text_box, slider_label="rounds")
+        super().__init__(
+            corpus, interval_ms=interval_ms, text_box=text_box, slider_label="merges learned"
+        )
 
     def _compute(self, text: str) -> list[TrainingStep]:
         return self._trace(text, self.num_merges)

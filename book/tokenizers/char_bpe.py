@@ -69,7 +69,7 @@ def initial_splits(word_freqs: Mapping[str, int], end_of_word: str | None = END_
     plain characters, and training itself decides (by merging, e.g. ``('t', '</w>')``)
     whether a word-final piece deserves its own token, so "est" at the end of "newest" can
     differ from "est" in "estimate". Pass ``end_of_word=None`` to spell words without a
-    marker, as seed 000 does.
+    marker, as one published walkthrough does.
 
     >>> initial_splits({"hug": 10, "a": 1})
     {'hug': ('h', 'u', 'g', '</w>'), 'a': ('a', '</w>')}
