@@ -38,8 +38,20 @@ from book.tokenizers.unigram_train import (
     train_pieces,
 )
 
-SCORES = {"▁": -2.0, "▁h": -3.0, "▁hu": -5.5, "ug": -2.5, "▁hug": -4.0, "h": -4.0, "u": -4.0,
-          "g": -4.0, "s": -3.0, "gs": -3.5, "▁hugs": -7.5, "hug": -4.5}
+SCORES = {
+    "▁": -2.0,
+    "▁h": -3.0,
+    "▁hu": -5.5,
+    "ug": -2.5,
+    "▁hug": -4.0,
+    "h": -4.0,
+    "u": -4.0,
+    "g": -4.0,
+    "s": -3.0,
+    "gs": -3.5,
+    "▁hugs": -7.5,
+    "hug": -4.5,
+}
 TABLE = piece_table({piece: (i, score) for i, (piece, score) in enumerate(SCORES.items())})
 PIECES = list(SCORES)
 
@@ -48,8 +60,12 @@ def all_segmentations(text: str) -> list[list[str]]:
     """Every way to cut ``text`` into pieces of SCORES (brute force)."""
     if not text:
         return [[]]
-    return [[text[:end], *rest] for end in range(1, len(text) + 1) if text[:end] in SCORES
-            for rest in all_segmentations(text[end:])]
+    return [
+        [text[:end], *rest]
+        for end in range(1, len(text) + 1)
+        if text[:end] in SCORES
+        for rest in all_segmentations(text[end:])
+    ]
 
 
 def brute_force(text: str) -> list[tuple[list[str], float]]:
@@ -84,7 +100,8 @@ def test_marginals_are_expected_counts_over_all_segmentations():
     counts, log_z = marginals(build_lattice(word, TABLE))
     assert log_z == pytest.approx(math.log(z))
     assert {PIECES[i]: c for i, c in counts.items() if c > 1e-12} == pytest.approx(
-        {p: c for p, c in expected.items() if c > 1e-12})
+        {p: c for p, c in expected.items() if c > 1e-12}
+    )
 
 
 def test_samples_follow_the_model_distribution():
@@ -113,8 +130,9 @@ def test_sampling_is_repeatable_and_alpha_sharpens():
 
 def test_viterbi_breaks_ties_like_sentencepiece():
     # "▁a" + "b" and "▁" + "ab" score the same; the path whose last piece starts first wins.
-    tok = Unigram.from_pieces([("<unk>", 0.0), ("▁a", -2.0), ("b", -2.0), ("▁", -2.0),
-                               ("ab", -2.0), ("a", -3.0)])
+    tok = Unigram.from_pieces(
+        [("<unk>", 0.0), ("▁a", -2.0), ("b", -2.0), ("▁", -2.0), ("ab", -2.0), ("a", -3.0)]
+    )
     assert tok.tokenize("ab") == ["▁", "ab"]
 
 
@@ -124,8 +142,9 @@ def test_unknown_characters_merge_or_fall_back_to_bytes():
     assert tok.encode("a éé a") == [1, 2, 0, 1]
     assert tok.decode(tok.encode("a éé a")) == "a  ⁇  a"
     byte_pieces = [(f"<0x{b:02X}>", 0.0) for b in range(256)]
-    fallback = Unigram.from_pieces([("<unk>", 0.0), *byte_pieces, ("▁a", -1.0), ("▁", -2.0)],
-                                   byte_fallback=True)
+    fallback = Unigram.from_pieces(
+        [("<unk>", 0.0), *byte_pieces, ("▁a", -1.0), ("▁", -2.0)], byte_fallback=True
+    )
     assert fallback.tokenize("a é") == ["▁a", "▁", "<0xC3>", "<0xA9>"]
     assert fallback.decode(fallback.encode("a é🦙 a")) == "a é🦙 a"
     assert fallback.token_bytes(fallback.piece_to_id("<0xC3>")) == b"\xc3"
@@ -137,17 +156,20 @@ def test_decode_shows_cut_characters_as_sentencepiece_does():
     assert decode_bytes("é🦙".encode()) == "é🦙"
 
 
-@pytest.mark.parametrize("pieces, message", [
-    ([], "the vocabulary is empty"),
-    ([("▁a", -1.0)], "needs exactly one unknown piece, it has 0"),
-    ([("<unk>", 0.0), ("▁a", 2.5)], "is 2.5, but a score is a log-probability"),
-    ([("<unk>", 0.0), ("▁a", math.nan)], "is nan"),
-    ([("<unk>", 0.0), ("▁a", -math.inf)], "is -inf"),
-    ([("<unk>", 0.0), ("▁a", -0.1), ("▁b", -0.1)], "add up to 1.81, more than 1"),
-    ([("<unk>", 0.0), ("▁a", -1.0), ("▁a", -2.0)], "occurs twice"),
-    ([("<unk>", 0.0), ("", -1.0)], "non-empty str"),
-    ([("<unk>", 0.0), ("a",)], "expected (piece, score) pairs"),
-])
+@pytest.mark.parametrize(
+    "pieces, message",
+    [
+        ([], "the vocabulary is empty"),
+        ([("▁a", -1.0)], "needs exactly one unknown piece, it has 0"),
+        ([("<unk>", 0.0), ("▁a", 2.5)], "is 2.5, but a score is a log-probability"),
+        ([("<unk>", 0.0), ("▁a", math.nan)], "is nan"),
+        ([("<unk>", 0.0), ("▁a", -math.inf)], "is -inf"),
+        ([("<unk>", 0.0), ("▁a", -0.1), ("▁b", -0.1)], "add up to 1.81, more than 1"),
+        ([("<unk>", 0.0), ("▁a", -1.0), ("▁a", -2.0)], "occurs twice"),
+        ([("<unk>", 0.0), ("", -1.0)], "non-empty str"),
+        ([("<unk>", 0.0), ("a",)], "expected (piece, score) pairs"),
+    ],
+)
 def test_bad_pieces_raise_clear_errors(pieces, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         Unigram.from_pieces(pieces)
@@ -159,8 +181,9 @@ def test_byte_fallback_needs_all_256_bytes():
 
 
 def test_interface_and_ids():
-    tok = Unigram.from_pieces([("<unk>", 0.0), ("<s>", 0.0), ("▁a", -1.0), ("▁", -2.0)],
-                              control_tokens=["<s>"])
+    tok = Unigram.from_pieces(
+        [("<unk>", 0.0), ("<s>", 0.0), ("▁a", -1.0), ("▁", -2.0)], control_tokens=["<s>"]
+    )
     assert isinstance(tok, Tokenizer) and tok.n_vocab == 4 and tok.unk_id == 0
     assert tok.tokenize("<s>") == ["▁", "<s>"]  # control tokens never match text
     assert tok.decode([1, 2, 3]) == "a "  # and decode to nothing
@@ -185,8 +208,12 @@ def test_normalize_follows_the_three_switches():
 def test_varints_and_fields():
     assert read_varint(bytes([0xAC, 0x02]), 0) == (300, 2)
     assert list(fields(b"\x0a\x00")) == [(1, 2, b"")]
-    for bad, message in [(b"\x0a\x05ab", "truncated"), (b"\x80", "past the end"),
-                         (b"\x0b", "wire type 3"), (b"\x00", "field number 0")]:
+    for bad, message in [
+        (b"\x0a\x05ab", "truncated"),
+        (b"\x80", "past the end"),
+        (b"\x0b", "wire type 3"),
+        (b"\x00", "field number 0"),
+    ]:
         with pytest.raises(ProtobufError, match=message):
             list(fields(bad))
 
@@ -203,17 +230,22 @@ def test_parse_a_hand_written_model():
     data = b"".join(b"\x0a" + bytes([len(p)]) + p for p in pieces)
     model = parse_model(data)
     assert [(p.piece, p.score, p.kind) for p in model.pieces] == [
-        ("<unk>", 0.0, "unknown"), ("▁a", -1.5, "normal")]
+        ("<unk>", 0.0, "unknown"),
+        ("▁a", -1.5, "normal"),
+    ]
     assert model.trainer.model_type == "unigram" and model.normalizer.add_dummy_prefix
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"", "holds no pieces"),
-    (b"hello world, not a model\n", "is not a SentencePiece model file"),
-    ("<unk>\t0\n▁the\t-3.2\n".encode(), "looks like the <prefix>.vocab file"),
-    (b"\x0a\x03\x0a\x01", "truncated"),
-    (b"\x0a\x02\x18\x09", "piece type 9"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"", "holds no pieces"),
+        (b"hello world, not a model\n", "is not a SentencePiece model file"),
+        ("<unk>\t0\n▁the\t-3.2\n".encode(), "looks like the <prefix>.vocab file"),
+        (b"\x0a\x03\x0a\x01", "truncated"),
+        (b"\x0a\x02\x18\x09", "piece type 9"),
+    ],
+)
 def test_files_that_are_not_models_raise_clear_errors(tmp_path, content, message):
     path = tmp_path / "x.model"
     path.write_bytes(content)
@@ -236,7 +268,12 @@ def test_training_inputs():
     assert split_words(counts) == Counter({"▁the": 3, "▁cat": 2})
     # the pre-tokenization boundary U+001F is never kept; a tab is a character like any other
     assert required_chars(Counter({"▁a\x1fb\t": 10, "▁c": 1}), 1.0) == {
-        "▁": 11, "a": 10, "b": 10, "\t": 10, "c": 1}
+        "▁": 11,
+        "a": 10,
+        "b": 10,
+        "\t": 10,
+        "c": 1,
+    }
     assert not is_valid_piece("a1", 16) and is_valid_piece("a1", 16, split_by_script=False)
     assert is_valid_piece("é", 16) and is_valid_piece("e\u0301", 16)  # a mark joins its letter
     assert not is_valid_piece("abcdefghijklmnopq", 16)
@@ -263,8 +300,7 @@ def test_e_step_matches_brute_force():
 @functools.cache
 def shakespeare_unigram(vocab_size: int = 600, byte_fallback: bool = False) -> Unigram:
     """A Unigram model trained on the start of the training plays."""
-    return Unigram.train(corpora.english("train")[:30_000], vocab_size,
-                         byte_fallback=byte_fallback)
+    return Unigram.train(corpora.english("train")[:30_000], vocab_size, byte_fallback=byte_fallback)
 
 
 def test_training_gives_the_vocabulary_size_asked_for():
@@ -285,8 +321,12 @@ def test_trained_pieces_are_sorted_log_probabilities():
     assert math.fsum(math.exp(s) for s in scores) <= 1.0
 
 
-@given(st.text(alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="\u2581"),
-               max_size=80))
+@given(
+    st.text(
+        alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="\u2581"),
+        max_size=80,
+    )
+)
 def test_byte_fallback_round_trips_any_text(text):
     tok = shakespeare_unigram(900, True)
     assert tok.decode(tok.encode(text)) == " ".join(w for w in text.split(" ") if w)
@@ -314,3 +354,13 @@ def test_nbest_starts_with_the_best_and_is_sorted():
     # "▁P" or "▁" + "P", "er" or "e" + "r", and nothing else: 4 segmentations in all
     assert len(tok.nbest("Prospero's", 10)) == 4 and len(tok.nbest("unwholesome", 5)) == 5
     assert list(itertools.islice(tok.nbest("", 3), 3)) == [([], 0.0)]
+
+
+def test_a_tiny_trained_model_keeps_its_readded_characters_and_round_trips():
+    # Training drops and re-adds required characters at the lowest score (as SentencePiece
+    # does), so the probabilities of this model add up to more than 1; it must still load.
+    text = "hug hug pug pun bun hugs " * 20
+    tok = Unigram.train(text, vocab_size=30)
+    assert isinstance(tok, Tokenizer) and tok.n_vocab <= 30
+    assert sum(math.exp(p.score) for p in tok.pieces if p.kind == "normal") > 1
+    assert tok.decode(tok.encode("hugs bun pun")) == "hugs bun pun"

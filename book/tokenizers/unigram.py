@@ -55,8 +55,12 @@ FLT_MAX = 3.4028234663852886e38  # the lowest score when there is no piece at al
 KINDS = ("normal", "unknown", "control", "user_defined", "unused", "byte")
 
 
-def check_log_probabilities(pieces: Sequence[ModelPiece]) -> None:
+def check_log_probabilities(pieces: Sequence[ModelPiece], *, sum_to_one: bool = True) -> None:
     """Raise ValueError unless the normal pieces' scores are log-probabilities.
+
+    ``sum_to_one=False`` skips the check of the total, for trained and loaded models: after
+    its last EM step SentencePiece's trainer adds back every required character that pruning
+    dropped, at the lowest score, so their probabilities can add up to more than 1.
 
     Each must be a finite number <= 0, and their probabilities cannot add up to more than 1
     (a little slack for rounding: SentencePiece stores scores as 32-bit floats).
@@ -77,7 +81,7 @@ def check_log_probabilities(pieces: Sequence[ModelPiece]) -> None:
                 "probability), not a count or a probability"
             )
         total += math.exp(p.score)
-    if total > 1.0 + 1e-4:
+    if sum_to_one and total > 1.0 + 1e-4:
         raise ValueError(
             f"the pieces' probabilities add up to {total:.4g}, more than 1, so the scores are "
             "not log-probabilities of one distribution: normalise them, e.g. "
@@ -112,8 +116,9 @@ class Unigram:
         self.unk_surface = unk_surface
         self.vocab = {p.piece: i for i, p in enumerate(self.pieces)}
         self.unk_id = next(i for i, p in enumerate(self.pieces) if p.kind == "unknown")
-        self.byte_ids = {piece_byte(p.piece): i
-                         for i, p in enumerate(self.pieces) if p.kind == "byte"}
+        self.byte_ids = {
+            piece_byte(p.piece): i for i, p in enumerate(self.pieces) if p.kind == "byte"
+        }
         normal = [p.score for p in self.pieces if p.kind == "normal"]
         # As SentencePiece: an unknown character scores 10 below the lowest-scoring piece, and a
         # user-defined piece of n bytes scores 0.1 * (n - 1) > 0, so that it always wins.
@@ -131,8 +136,10 @@ class Unigram:
     def _check_pieces(self, byte_fallback: bool) -> None:
         """Raise ValueError for a vocabulary SentencePiece could not use, saying why."""
         if not self.pieces:
-            raise ValueError("the vocabulary is empty: give at least the unknown piece "
-                             f"({UNK_PIECE!r}) and the pieces to segment text into")
+            raise ValueError(
+                "the vocabulary is empty: give at least the unknown piece "
+                f"({UNK_PIECE!r}) and the pieces to segment text into"
+            )
         seen: set[str] = set()
         for i, p in enumerate(self.pieces):
             if not isinstance(p.piece, str) or not p.piece:
@@ -148,16 +155,21 @@ class Unigram:
                 f"the vocabulary needs exactly one unknown piece, it has {len(unknown)}"
                 f"{' ' + repr(unknown) if unknown else ''}: a Unigram model maps characters "
                 f"that no piece covers to it; add ({UNK_PIECE!r}, 0.0) to the pieces (or name "
-                "yours with unk_token=...)")
-        check_log_probabilities(self.pieces)
+                "yours with unk_token=...)"
+            )
+        check_log_probabilities(self.pieces, sum_to_one=False)  # from_pieces checks the sum
         bytes_held = {piece_byte(p.piece) for p in self.pieces if p.kind == "byte"}
         if byte_fallback and bytes_held != set(range(256)):
             missing = sorted(set(range(256)) - bytes_held)
-            raise ValueError(f"byte_fallback=True needs the 256 byte pieces <0x00> .. <0xFF>; "
-                             f"{len(missing)} are missing, e.g. {byte_piece(missing[0])}")
+            raise ValueError(
+                f"byte_fallback=True needs the 256 byte pieces <0x00> .. <0xFF>; "
+                f"{len(missing)} are missing, e.g. {byte_piece(missing[0])}"
+            )
         if bytes_held and not byte_fallback:
-            raise ValueError("the vocabulary holds byte pieces but byte_fallback=False: "
-                             "pass byte_fallback=True to use them")
+            raise ValueError(
+                "the vocabulary holds byte pieces but byte_fallback=False: "
+                "pass byte_fallback=True to use them"
+            )
 
     @classmethod
     def from_pieces(
@@ -195,8 +207,13 @@ class Unigram:
             else:
                 kind = "normal"
             pieces.append(ModelPiece(piece, score, kind))
-        return cls(pieces, byte_fallback=byte_fallback, add_dummy_prefix=add_dummy_prefix,
-                   remove_extra_whitespaces=remove_extra_whitespaces)
+        check_log_probabilities(pieces)  # hand-made scores: their probabilities must sum to <= 1
+        return cls(
+            pieces,
+            byte_fallback=byte_fallback,
+            add_dummy_prefix=add_dummy_prefix,
+            remove_extra_whitespaces=remove_extra_whitespaces,
+        )
 
     @classmethod
     def from_sentencepiece(cls, model_file: str | PathLike) -> Unigram:
@@ -209,20 +226,27 @@ class Unigram:
         if model.trainer.model_type != "unigram":
             raise ModelFileError(
                 f"{model_file} is a SentencePiece {model.trainer.model_type} model, not a "
-                "unigram one: Unigram reads only models trained with model_type='unigram'")
+                "unigram one: Unigram reads only models trained with model_type='unigram'"
+            )
         if not model.normalizer.is_identity:
             raise ModelFileError(
                 f"{model_file} normalizes text with the rule {model.normalizer.name!r}, which "
-                "this reader does not implement: train with normalization_rule_name='identity'")
+                "this reader does not implement: train with normalization_rule_name='identity'"
+            )
         if model.trainer.treat_whitespace_as_suffix:
-            raise ModelFileError(f"{model_file} puts ▁ at the end of words "
-                                 "(treat_whitespace_as_suffix), which this reader does not support")
+            raise ModelFileError(
+                f"{model_file} puts ▁ at the end of words "
+                "(treat_whitespace_as_suffix), which this reader does not support"
+            )
         spec = model.normalizer
-        return cls(model.pieces, byte_fallback=model.trainer.byte_fallback,
-                   add_dummy_prefix=spec.add_dummy_prefix,
-                   remove_extra_whitespaces=spec.remove_extra_whitespaces,
-                   escape_whitespaces=spec.escape_whitespaces,
-                   unk_surface=model.trainer.unk_surface)
+        return cls(
+            model.pieces,
+            byte_fallback=model.trainer.byte_fallback,
+            add_dummy_prefix=spec.add_dummy_prefix,
+            remove_extra_whitespaces=spec.remove_extra_whitespaces,
+            escape_whitespaces=spec.escape_whitespaces,
+            unk_surface=model.trainer.unk_surface,
+        )
 
     @classmethod
     def train(cls, text: str, vocab_size: int, **options) -> Unigram:
@@ -254,10 +278,14 @@ class Unigram:
                 f"the text holds a lone surrogate, U+{ord(text[error.start]):04X} at position "
                 f"{error.start}, which is no character and has no UTF-8 bytes; it usually comes "
                 "from decoding bytes with errors='surrogateescape': decode them with "
-                "errors='replace' instead") from None
-        return normalize(text, add_dummy_prefix=self.add_dummy_prefix,
-                         remove_extra_whitespaces=self.remove_extra_whitespaces,
-                         escape_whitespaces=self.escape_whitespaces)
+                "errors='replace' instead"
+            ) from None
+        return normalize(
+            text,
+            add_dummy_prefix=self.add_dummy_prefix,
+            remove_extra_whitespaces=self.remove_extra_whitespaces,
+            escape_whitespaces=self.escape_whitespaces,
+        )
 
     def lattice(self, normalized: str) -> Lattice:
         """The lattice of an already normalized text: every piece found in it, and the unknowns."""
@@ -307,8 +335,10 @@ class Unigram:
         """
         normalized = self.normalize(text)
         results = nbest(self.lattice(normalized), n)
-        return [([piece for piece, _ in self._finish(normalized, path)], score)
-                for path, score in results]
+        return [
+            ([piece for piece, _ in self._finish(normalized, path)], score)
+            for path, score in results
+        ]
 
     def sample(self, text: str, *, alpha: float = 0.1, seed: int | random.Random = 0) -> list[str]:
         """A random segmentation, drawn with probability proportional to P(segmentation)^alpha.
