@@ -15,7 +15,7 @@ import regex
 from check_helpers import line, passes
 
 from book import corpora
-from book.checks import ch01
+from book.checks import answers, ch01
 from book.grading import harness
 from book.grading.verdict import judge_task
 
@@ -219,8 +219,8 @@ def test_the_measured_answers_are_what_the_passages_give():
 
 
 def test_readable_labels_escape_combining_marks():
-    assert ch01.readable("cafe\u0301") == "'cafe\\u0301'" and ch01.readable("é") == "'é'"
-    assert ch01.choice("c", "c") == "right" and ch01.choice(3, "c").startswith("not one of")
+    assert answers.readable("cafe\u0301") == "'cafe\\u0301'" and answers.readable("é") == "'é'"
+    assert answers.choice("c", "c") == "right" and answers.choice(3, "c").startswith("not one of")
 
 
 @pytest.mark.parametrize("seed", [1, 2])

@@ -7,15 +7,14 @@ checked without printing the expected value (``choice``, ``verdict``): a failing
 
 from __future__ import annotations
 
-import math
 import random
-import unicodedata
 from typing import Any
 
 import regex
 
 from book import corpora
-from book.checks.core import Case, check_cases, check_function, equal, raised, same
+from book.checks.answers import choice, close, readable, verdict
+from book.checks.core import Case, check_cases, check_function, raised
 from book.checks.spec import Call, Task, calls_of, function_task, random_text
 
 # Both ends of every UTF-8 length range, plus characters from several scripts.
@@ -37,52 +36,6 @@ CODE_POINTS = [
     0x10FFFF,
 ]
 INVALID_CODE_POINTS = [0xD800, 0xDFFF, 0x110000, -1]
-LETTERS = ("a", "b", "c", "d")
-
-
-def choice(answer: Any, right: str) -> str:
-    """'right', 'wrong', or what is wrong with the form of a multiple-choice answer.
-
-    >>> choice("b", "b"), choice("a", "b"), choice("B", "b")
-    ('right', 'wrong', 'not one of a, b, c, d (one lower-case letter in quotes)')
-    """
-    if not isinstance(answer, str) or answer not in LETTERS:
-        return f"not one of {', '.join(LETTERS)} (one lower-case letter in quotes)"
-    return "right" if answer == right else "wrong"
-
-
-def readable(value: Any) -> str:
-    r"""repr(value), with combining marks written as escapes, so that 'e\u0301' is not read as 'é'.
-
-    >>> print(readable("cafe\u0301"))
-    'cafe\u0301'
-    """
-    return "".join(
-        f"\\u{ord(ch):04x}" if unicodedata.category(ch).startswith("M") else ch
-        for ch in repr(value)
-    )
-
-
-def verdict(value: Any, expected: Any, compare=equal) -> str:
-    """'right' or 'wrong': a measured answer judged without showing the expected value."""
-    return "right" if same(compare, value, expected) else "wrong"
-
-
-def close(got: Any, expected: Any) -> bool:
-    """Floats equal up to rounding (so do tuples and lists of them); anything else by equal.
-
-    >>> close(0.1 + 0.2, 0.3), close((1.0, 2.0), (1.0, 2.0000000001)), close(1, 1.0)
-    (True, True, False)
-    """
-    if isinstance(expected, float):
-        return isinstance(got, float) and math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
-    if isinstance(expected, (list, tuple)):
-        return (
-            isinstance(got, type(expected))
-            and len(got) == len(expected)
-            and all(map(close, got, expected))
-        )
-    return equal(got, expected)
 
 
 # --- Task 1 and 2: lengths and encoding by hand (unchanged) -----------------------------------

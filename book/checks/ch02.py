@@ -15,21 +15,9 @@ from collections import Counter
 from functools import cache
 
 from book import corpora
-from book.checks.ch01 import choice, close, readable, verdict
+from book.checks.answers import choice, close, readable, result_or_error, verdict
 from book.checks.core import Case, check_cases
 from book.checks.spec import Call, Task, calls_of, random_text, window
-
-
-def result_or_error(function, *args):
-    """function(*args), or 'ValueError' (or the exception's name) when it raises."""
-    try:
-        return function(*args)
-    except NotImplementedError:
-        raise
-    except ValueError:
-        return "ValueError"
-    except Exception as error:  # the learner may raise anything; we name it
-        return type(error).__name__
 
 
 def _label(name: str, args: tuple, vocab_name: str | None = None) -> str:

@@ -18,8 +18,7 @@ import regex
 
 from book import corpora
 from book.analysis import oov_curve
-from book.checks.ch01 import choice, close, verdict
-from book.checks.ch02 import result_or_error
+from book.checks.answers import choice, close, result_or_error, verdict
 from book.checks.core import Case, check_cases, check_function
 from book.checks.spec import Call, Task, calls_of, random_text, window
 from book.tokenizers.words import split_words, word_counts

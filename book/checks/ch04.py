@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any
 
 from book import corpora, walkthroughs
-from book.checks.core import Case, Compare, check_cases, equal
-from book.checks.spec import Call, Raises, Task, random_text
+from book.checks.cases import Cases, check_on_cases, judge_calls, outcome
+from book.checks.core import Case
+from book.checks.spec import Call, Task, random_text
 from book.tokenizers.bpe_core import joined, train_naive
 from book.tokenizers.char_bpe import (
     apply_merges,
@@ -47,76 +46,12 @@ CORPORA: list[tuple[dict[str, int], str | None]] = [
     (OVERLAP, "</w>"),
 ]
 TIE_BREAKS = ("first", "lexicographic")
-# A case is (arguments, what it targets): the note is shown in the case's label.
-Cases = list[tuple[tuple, str]]
 
 
 @cache
 def _english_freqs(n_words: int = 3000) -> dict[str, int]:
     """Word frequencies of the first ``n_words`` words of the training plays."""
     return word_freqs(" ".join(corpora.english("train").split()[:n_words]))
-
-
-def short_arg(value: Any) -> str:
-    """A short label for a big argument: its first two items and how many there are."""
-    if isinstance(value, dict) and len(value) > 3:
-        first = ", ".join(f"{k!r}: {v!r}" for k, v in list(value.items())[:2])
-        return f"{{{first}, … {len(value)} items}}"
-    if isinstance(value, list) and len(value) > 4:
-        return f"[{', '.join(map(repr, value[:3]))}, … {len(value)} items]"
-    text = repr(value)
-    return text if len(text) <= 70 else text[:69] + "…"
-
-
-def case_label(name: str, args: tuple, note: str = "") -> str:
-    """How a case reads: name(args) [what it targets]."""
-    return f"{name}({', '.join(map(short_arg, args))})" + (f" [{note}]" if note else "")
-
-
-def outcome(function: Callable, *args: Any) -> Any:
-    """function(*args), or Raises('ValueError') when it raises a ValueError (or a subclass)."""
-    try:
-        return function(*args)
-    except NotImplementedError:
-        raise  # "not attempted", not a wrong answer
-    except ValueError:
-        return Raises("ValueError")
-
-
-def check_on_cases(
-    task: str,
-    answer: Any,
-    reference: Callable,
-    cases: Cases,
-    points: int,
-    hint: str,
-    extra: Sequence[Case] = (),
-    compare: Compare = equal,
-) -> None:
-    """Check answer(*args) against reference(*args) on each case, on copies of the arguments."""
-    checks = [
-        Case(
-            case_label(task, args, note),
-            lambda args=args: outcome(answer, *copy.deepcopy(args)),
-            outcome(reference, *copy.deepcopy(args)),
-        )
-        for args, note in cases
-    ]
-    check_cases(task, {task: answer}, [*checks, *extra], points, hint, compare)
-
-
-def judge_calls(name: str, reference: Callable, cases: Cases, hidden: bool) -> list[Call]:
-    """The judge's calls for the cases, expected values computed by the reference."""
-    return [
-        Call(
-            case_label(name, args, note),
-            f"{name}({', '.join(f'a{i}' for i in range(len(args)))})",
-            args,
-            outcome(reference, *copy.deepcopy(args)),
-            hidden,
-        )
-        for args, note in cases
-    ]
 
 
 # --- the references ------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from functools import cache
 
 from book import corpora, walkthroughs
 from book.analysis.compression import bytes_per_token_curve
-from book.checks.ch04 import Cases, check_on_cases, judge_calls, outcome
+from book.checks.cases import Cases, check_on_cases, judge_calls, outcome
 from book.checks.core import Case
 from book.checks.spec import Call, Task, random_text, window
 from book.tokenizers.bpe_core import build_vocab, get_pair_counts, merge

@@ -19,7 +19,7 @@ from functools import cache
 import regex
 
 from book import corpora, walkthroughs
-from book.checks.ch04 import Cases, case_label, check_on_cases, judge_calls, outcome, short_arg
+from book.checks.cases import Cases, case_label, check_on_cases, judge_calls, outcome, short_arg
 from book.checks.core import Case, check_cases, equal
 from book.checks.spec import Call, Task, random_text, window
 from book.encodings import get_encoding

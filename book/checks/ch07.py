@@ -14,7 +14,7 @@ from functools import cache
 
 from book import corpora
 from book.chat import CHATML, encode_chat, pad_batch, split_on_special_tokens
-from book.checks.ch04 import check_on_cases, judge_calls, outcome, short_arg
+from book.checks.cases import check_on_cases, judge_calls, outcome, short_arg
 from book.checks.core import Case, check_cases, check_function
 from book.checks.spec import Call, Task, expect, function_task, random_text
 from book.tokenizers.regex_bpe import RegexTokenizer

@@ -12,8 +12,7 @@ from __future__ import annotations
 import random
 
 from book import corpora
-from book.checks.ch01 import choice, close, verdict
-from book.checks.ch02 import result_or_error
+from book.checks.answers import choice, close, result_or_error, verdict
 from book.checks.core import Case, check_cases, check_function, check_value
 from book.checks.spec import Call, Task, calls_of, function_task, random_text, value_task, window
 from book.encodings import get_encoding

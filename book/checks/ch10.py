@@ -18,7 +18,7 @@ from fractions import Fraction
 from functools import cache
 
 from book import corpora
-from book.checks.ch04 import Cases, check_on_cases, judge_calls
+from book.checks.cases import Cases, check_on_cases, judge_calls
 from book.checks.core import equal
 from book.checks.spec import Call, Raises, Task
 from book.tokenizers.bert_pretokenizer import BertPreTokenizer
