@@ -1,4 +1,4 @@
-"""Tests of the character-level BPE (book.tokenizers.char_bpe) and the walkthroughs' worked examples.
+"""Tests of the character-level BPE (book.tokenizers.char_bpe) and the walkthroughs' examples.
 
 Each walkthrough example is run twice where it matters: on the article's own terms (its own
 end-of-word marker, or none) to check its claims, and with this book's tokenizer (``</w>``).
@@ -314,7 +314,7 @@ def test_trace_invariants_on_the_walkthrough_corpora():
     check_trace(train(walkthroughs.CAT_TEXT, 15), walkthroughs.CAT_TEXT)
 
 
-# --- walkthrough_llms_read_text: hug / pug / pun / bun / hugs ---------------------------------------------------
+# --- walkthrough_llms_read_text: hug / pug / pun / bun / hugs ----------------------------
 
 
 def test_hug_on_its_own_terms_no_marker():
@@ -359,7 +359,7 @@ def test_hug_with_the_end_of_word_marker():
     assert full.tokenize("bug") == ["b", "ug", "</w>"]
 
 
-# --- walkthrough_how_bpe_works and walkthrough_text_becomes_numbers: low / lower / newest / widest ---------------------------------------
+# --- walkthrough_how_bpe_works, walkthrough_text_becomes_numbers: low / lower / newest / widest
 
 
 def test_low_text_is_the_word_freqs():
@@ -417,7 +417,7 @@ def test_low_trained_to_exhaustion():
     ]
 
 
-# --- walkthrough_llms_read_text: the cat / sat / mat corpus ------------------------------------------------------
+# --- walkthrough_llms_read_text: the cat / sat / mat corpus -------------------------------
 
 
 def test_cat_on_its_own_terms_no_marker():

@@ -54,8 +54,11 @@ def fewest_right(word, vocab):
     # From the end: the fewest pieces for each suffix, then the longest piece that keeps it.
     fewest = {len(word): 0}
     for i in range(len(word) - 1, -1, -1):
-        options = [fewest[j] + 1 for j in range(i + 1, len(word) + 1)
-                   if j in fewest and piece(i, j) in known]
+        options = [
+            fewest[j] + 1
+            for j in range(i + 1, len(word) + 1)
+            if j in fewest and piece(i, j) in known
+        ]
         if options:
             fewest[i] = min(options)
     if 0 not in fewest:
@@ -125,18 +128,23 @@ def test_right_answers_pass(capsys):
 
 
 def test_the_references_pass_their_own_checks(capsys):
-    for name, check in [("best_pairs", ch10.check_best_pairs),
-                        ("fewest_pieces", ch10.check_fewest_pieces),
-                        ("viterbi_edges", ch10.check_viterbi_edges),
-                        ("expected_counts", ch10.check_expected_counts)]:
+    for name, check in [
+        ("best_pairs", ch10.check_best_pairs),
+        ("fewest_pieces", ch10.check_fewest_pieces),
+        ("viterbi_edges", ch10.check_viterbi_edges),
+        ("expected_counts", ch10.check_expected_counts),
+    ]:
         assert passes(capsys, check, ch10.REFERENCES[name])
 
 
 # --- the references agree with the book and with brute force -------------------------------------
 
 
-@given(st.dictionaries(st.text("abc", min_size=1, max_size=6), st.integers(1, 9), min_size=1,
-                       max_size=6))
+@given(
+    st.dictionaries(
+        st.text("abc", min_size=1, max_size=6), st.integers(1, 9), min_size=1, max_size=6
+    )
+)
 def test_best_pairs_agrees_with_the_book_trainer(word_freqs):
     from book.tokenizers.wordpiece import split_word, train_vocab
 
@@ -148,8 +156,10 @@ def test_best_pairs_agrees_with_the_book_trainer(word_freqs):
     assert merges[0][:2] == tied[0] and math.isclose(merges[0][2], float(top))
 
 
-@given(st.text("ab", min_size=1, max_size=9),
-       st.sets(st.sampled_from(["a", "b", "ab", "ba", "##a", "##b", "##ab", "##bb", "##aba"])))
+@given(
+    st.text("ab", min_size=1, max_size=9),
+    st.sets(st.sampled_from(["a", "b", "ab", "ba", "##a", "##b", "##ab", "##bb", "##aba"])),
+)
 def test_fewest_pieces_is_minimal_by_brute_force(word, vocab):
     vocab = sorted(vocab)
     got = ch10.fewest_pieces_reference(word, vocab)
@@ -163,7 +173,8 @@ def test_fewest_pieces_is_minimal_by_brute_force(word, vocab):
     if lengths:
         assert len(got) == min(lengths) and "".join(p.removeprefix("##") for p in got) == word
         assert len(got) <= len(greedy_longest_match(word, set(vocab))) or (
-            greedy_longest_match(word, set(vocab)) == ["[UNK]"])
+            greedy_longest_match(word, set(vocab)) == ["[UNK]"]
+        )
     else:
         assert got == ["[UNK]"]
 
@@ -183,8 +194,12 @@ def test_expected_counts_match_the_chapter_by_listing_segmentations():
     def segmentations(word):
         if not word:
             return [[]]
-        return [[word[:k], *rest] for k in range(1, len(word) + 1) if word[:k] in ch10.COURSE_LOG_P
-                for rest in segmentations(word[k:])]
+        return [
+            [word[:k], *rest]
+            for k in range(1, len(word) + 1)
+            if word[:k] in ch10.COURSE_LOG_P
+            for rest in segmentations(word[k:])
+        ]
 
     want = Counter()
     for word, freq in ch10.COURSE_WORDS.items():
@@ -231,14 +246,17 @@ def best_pairs_none(word_freqs, splits):
         return None
 
 
-@pytest.mark.parametrize("wrong, says", [
-    (best_pairs_float, "a Fraction, not a float"),
-    (best_pairs_unweighted, "times the word's count"),
-    (best_pairs_alphabetical, "in the order"),
-    (best_pairs_one, "every pair with that score"),
-    (best_pairs_distinct, "overlapping pairs all count"),
-    (best_pairs_none, "ValueError"),
-])
+@pytest.mark.parametrize(
+    "wrong, says",
+    [
+        (best_pairs_float, "a Fraction, not a float"),
+        (best_pairs_unweighted, "times the word's count"),
+        (best_pairs_alphabetical, "in the order"),
+        (best_pairs_one, "every pair with that score"),
+        (best_pairs_distinct, "overlapping pairs all count"),
+        (best_pairs_none, "ValueError"),
+    ],
+)
 def test_best_pairs_catches(capsys, wrong, says):
     out = line(capsys, ch10.check_best_pairs, wrong)
     assert out.startswith("✘") and says in out, out
@@ -265,15 +283,21 @@ def fewest_shortest_first(word, vocab):
 
 def fewest_no_limit(word, vocab):
     known = set(vocab)
-    return fewest_right(word, vocab) if len(word) <= 100 else (
-        ["a"] + ["##a"] * (len(word) - 1) if {"a", "##a"} <= known else ["[UNK]"])
+    return (
+        fewest_right(word, vocab)
+        if len(word) <= 100
+        else (["a"] + ["##a"] * (len(word) - 1) if {"a", "##a"} <= known else ["[UNK]"])
+    )
 
 
-@pytest.mark.parametrize("wrong, says", [
-    (fewest_greedy, "Greedy longest match is not enough"),
-    (fewest_shortest_first, "longest piece"),
-    (fewest_no_limit, "more than 100"),
-])
+@pytest.mark.parametrize(
+    "wrong, says",
+    [
+        (fewest_greedy, "Greedy longest match is not enough"),
+        (fewest_shortest_first, "longest piece"),
+        (fewest_no_limit, "more than 100"),
+    ],
+)
 def test_fewest_pieces_catches(capsys, wrong, says):
     out = line(capsys, ch10.check_fewest_pieces, wrong)
     assert out.startswith("✘") and says in out, out
@@ -320,11 +344,14 @@ def viterbi_no_error(n, edges):
         return [], -math.inf
 
 
-@pytest.mark.parametrize("wrong, says", [
-    (viterbi_in_list_order, "in order of their start"),
-    (viterbi_latest_tie, "only when strictly better"),
-    (viterbi_no_error, "ValueError"),
-])
+@pytest.mark.parametrize(
+    "wrong, says",
+    [
+        (viterbi_in_list_order, "in order of their start"),
+        (viterbi_latest_tie, "only when strictly better"),
+        (viterbi_no_error, "ValueError"),
+    ],
+)
 def test_viterbi_edges_catches(capsys, wrong, says):
     out = line(capsys, ch10.check_viterbi_edges, wrong)
     assert out.startswith("✘") and says in out, out
@@ -356,11 +383,14 @@ def em_best_path_only(word_freqs, log_p):
     return dict(counts)
 
 
-@pytest.mark.parametrize("wrong, says", [
-    (em_listing, "no listing of segmentations"),
-    (em_unweighted, "freq times"),
-    (em_best_path_only, "each edge i->j used with probability"),
-])
+@pytest.mark.parametrize(
+    "wrong, says",
+    [
+        (em_listing, "no listing of segmentations"),
+        (em_unweighted, "freq times"),
+        (em_best_path_only, "each edge i->j used with probability"),
+    ],
+)
 def test_expected_counts_catches(capsys, wrong, says):
     out = line(capsys, ch10.check_expected_counts, wrong)
     assert out.startswith("✘") and says in out, out
@@ -388,7 +418,11 @@ def test_the_judge_gives_half_right_answers_part_of_the_points(tmp_path):
     half = dict(RIGHT, best_pairs=best_pairs_float, fewest_pieces=fewest_greedy)
     tasks = ch10.judge_tasks(random.Random(4))
     assert grade_locally(tasks, half, tmp_path) == {
-        "best_pairs": 0, "fewest_pieces": 0, "viterbi_edges": 3, "expected_counts": 3}
+        "best_pairs": 0,
+        "fewest_pieces": 0,
+        "viterbi_edges": 3,
+        "expected_counts": 3,
+    }
 
 
 def test_hidden_cases_are_new_and_differ_between_draws():

@@ -38,11 +38,22 @@ from book.tokenizers.wordpiece import BERT_SPECIALS, WordPiece
 
 # What both libraries train on: Shakespeare's training plays, technical prose, Python code and
 # the parallel passage in 21 languages.
-TRAIN_TEXT = "\n".join([corpora.english("train"), corpora.technical(), corpora.code("python"),
-                        *corpora.parallel().values()])
+TRAIN_TEXT = "\n".join(
+    [
+        corpora.english("train"),
+        corpora.technical(),
+        corpora.code("python"),
+        *corpora.parallel().values(),
+    ]
+)
 
-LONG_WORDS = ["a" * 100, "a" * 101, "x" * 250 + " short", "Pneumonoultramicroscopicsilicovolcano"
-              "coniosis " * 3, "https://example.com/" + "segment/" * 20]
+LONG_WORDS = [
+    "a" * 100,
+    "a" * 101,
+    "x" * 250 + " short",
+    "Pneumonoultramicroscopicsilicovolcanoconiosis " * 3,
+    "https://example.com/" + "segment/" * 20,
+]
 
 
 def book_texts() -> dict[str, list[str]]:
@@ -75,8 +86,9 @@ def hf_wordpiece(lowercase: bool, vocab_size: int = 3000) -> Tokenizer:
     tokenizer.normalizer = normalizers.BertNormalizer(lowercase=lowercase)
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tokenizer.decoder = decoders.WordPiece(cleanup=False)
-    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=list(BERT_SPECIALS),
-                                        show_progress=False)
+    trainer = trainers.WordPieceTrainer(
+        vocab_size=vocab_size, special_tokens=list(BERT_SPECIALS), show_progress=False
+    )
     tokenizer.train_from_iterator(TRAIN_TEXT.split("\n"), trainer)
     return tokenizer
 
@@ -84,8 +96,9 @@ def hf_wordpiece(lowercase: bool, vocab_size: int = 3000) -> Tokenizer:
 @pytest.fixture(scope="module", params=[True, False], ids=["uncased", "cased"])
 def wordpiece_pair(request) -> tuple[Tokenizer, WordPiece]:
     hf = hf_wordpiece(lowercase=request.param)
-    ours = WordPiece.from_vocab(hf.get_vocab(),
-                                pretokenizer=BertPreTokenizer(lowercase=request.param))
+    ours = WordPiece.from_vocab(
+        hf.get_vocab(), pretokenizer=BertPreTokenizer(lowercase=request.param)
+    )
     return hf, ours
 
 
@@ -121,8 +134,12 @@ def unicode_differences() -> dict[str, set[str]]:
     joined = "".join("|" + c for c in chars)
 
     def hf_normalize(**switches) -> list[str]:
-        options = {"clean_text": False, "handle_chinese_chars": False, "strip_accents": False,
-                   "lowercase": False} | switches
+        options = {
+            "clean_text": False,
+            "handle_chinese_chars": False,
+            "strip_accents": False,
+            "lowercase": False,
+        } | switches
         return normalizers.BertNormalizer(**options).normalize_str(joined).split("|")[1:]
 
     cleaned = hf_normalize(clean_text=True)
@@ -132,7 +149,12 @@ def unicode_differences() -> dict[str, set[str]]:
     hf_punctuation = {w for w, _ in words if len(w) == 1 and w != "a"}
     hf_seen = {ch for w, _ in words for ch in w}
     differences: dict[str, set[str]] = {
-        "clean": set(), "strip": set(), "lower": set(), "punctuation": set(), "whitespace": set()}
+        "clean": set(),
+        "strip": set(),
+        "lower": set(),
+        "punctuation": set(),
+        "whitespace": set(),
+    }
     for ch, clean, strip, low in zip(chars, cleaned, stripped, lowered):
         if clean != bert.clean_text(ch):
             differences["clean"].add(ch)
@@ -157,7 +179,9 @@ def test_bert_pretokenization_differs_only_where_unicode_versions_do(unicode_dif
     # punctuation added since the Rust tables (Python: P*), and two characters Unicode moved
     # out of punctuation (U+166D to So, U+111C9 to Mn)
     assert {ch for ch in d["punctuation"] if not category(ch).startswith("P")} == {
-        "\u166d", "\U000111c9"}
+        "\u166d",
+        "\U000111c9",
+    }
     assert len(d["punctuation"]) <= 110
     # marks: new non-spacing marks (Mn), one that became spacing (U+1734) and one whose
     # decomposition is newer than the Rust tables (U+11938)
@@ -183,9 +207,17 @@ def train_sentencepiece(text: str, vocab_size: int, **options) -> bytes:
     """A SentencePiece Unigram model trained on ``text`` (identity normalization), as bytes."""
     model = io.BytesIO()
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(text.split("\n")), model_writer=model, vocab_size=vocab_size,
-        model_type="unigram", normalization_rule_name="identity", bos_id=-1, eos_id=-1,
-        num_threads=1, minloglevel=2, **options)
+        sentence_iterator=iter(text.split("\n")),
+        model_writer=model,
+        vocab_size=vocab_size,
+        model_type="unigram",
+        normalization_rule_name="identity",
+        bos_id=-1,
+        eos_id=-1,
+        num_threads=1,
+        minloglevel=2,
+        **options,
+    )
     return model.getvalue()
 
 
@@ -210,8 +242,9 @@ def unigram_differences(sp: spm.SentencePieceProcessor, ours: Unigram, texts: li
     for text in texts:
         ids = sp.encode(text)
         if ours.tokenize(text) != sp.encode(text, out_type=str) or ours.encode(text) != ids:
-            bad.append(f"{text[:40]!r}: {ours.tokenize(text)[:8]} vs "
-                       f"{sp.encode(text, out_type=str)[:8]}")
+            bad.append(
+                f"{text[:40]!r}: {ours.tokenize(text)[:8]} vs {sp.encode(text, out_type=str)[:8]}"
+            )
         elif ours.decode(ids) != sp.decode(ids):
             bad.append(f"{text[:40]!r}: decodes to {ours.decode(ids)[:40]!r}")
     return bad
@@ -250,8 +283,11 @@ def sentencepiece_nbest(sp: spm.SentencePieceProcessor, text: str, n: int):
 
 def test_nbest_matches_sentencepiece(unigram_pair):
     sp, ours = unigram_pair
-    words = [w for text in PARITY_TEXTS[:40] + corpora.english("heldout").split()[:200]
-             for w in text.split()[:3]]
+    words = [
+        w
+        for text in PARITY_TEXTS[:40] + corpora.english("heldout").split()[:200]
+        for w in text.split()[:3]
+    ]
     compared = 0
     for word in words:
         theirs, mine = sentencepiece_nbest(sp, word, 8), ours.nbest(word, 8)
@@ -270,8 +306,10 @@ def test_sampling_follows_sentencepiece_distribution(unigram_pair):
     weights = {tuple(p): math.exp(alpha * s) for p, s in segmentations}
     total = sum(weights.values())
     spm.set_random_generator_seed(7)
-    theirs = Counter(tuple(sp.encode(word, out_type=str, enable_sampling=True, alpha=alpha,
-                                     nbest_size=-1)) for _ in range(n))
+    theirs = Counter(
+        tuple(sp.encode(word, out_type=str, enable_sampling=True, alpha=alpha, nbest_size=-1))
+        for _ in range(n)
+    )
     rng = random.Random(7)
     mine = Counter(tuple(ours.sample(word, alpha=alpha, seed=rng)) for _ in range(n))
     for drawn in (theirs, mine):
@@ -291,8 +329,12 @@ _LANGUAGES = list(corpora.parallel().items())
 TRAINING_CASES = [
     ("english", corpora.english("train"), corpora.english("heldout"), 1000),
     ("technical", _TECH[:_CUT] + corpora.code("python"), _TECH[_CUT:] + corpora.code("c"), 2000),
-    ("multilingual", "\n".join(t for _, t in _LANGUAGES[::2]),
-     "\n".join(t for _, t in _LANGUAGES[1::2]), 400),
+    (
+        "multilingual",
+        "\n".join(t for _, t in _LANGUAGES[::2]),
+        "\n".join(t for _, t in _LANGUAGES[1::2]),
+        400,
+    ),
 ]
 # The tolerance this test holds our trainer to (measured with sentencepiece 0.2.3: 97.2 %,
 # 99.95 % and 98.75 % shared pieces; bytes per token +0.24 %, 0.00 % and -0.09 %).
@@ -300,8 +342,9 @@ MIN_SHARED_PIECES = 0.90
 MAX_BYTES_PER_TOKEN_GAP = 0.01
 
 
-@pytest.mark.parametrize("name, train, heldout, vocab_size", TRAINING_CASES,
-                         ids=[case[0] for case in TRAINING_CASES])
+@pytest.mark.parametrize(
+    "name, train, heldout, vocab_size", TRAINING_CASES, ids=[case[0] for case in TRAINING_CASES]
+)
 def test_unigram_training_lands_near_sentencepiece(name, train, heldout, vocab_size):
     sp = spm.SentencePieceProcessor(model_proto=train_sentencepiece(train, vocab_size))
     ours = Unigram.train(train, vocab_size)

@@ -36,9 +36,33 @@ COURSE_CORPUS = [
     "This section shows several tokenizer algorithms.",
     "Hopefully, you will be able to understand how they are trained and generate tokens.",
 ]
-COURSE_VOCAB_TAIL = ["ab", "##fu", "Fa", "Fac", "##ct", "##ful", "##full", "##fully", "Th", "ch",
-                     "##hm", "cha", "chap", "chapt", "##thm", "Hu", "Hug", "Hugg", "sh", "th",
-                     "is", "##thms", "##za", "##zat", "##ut"]
+COURSE_VOCAB_TAIL = [
+    "ab",
+    "##fu",
+    "Fa",
+    "Fac",
+    "##ct",
+    "##ful",
+    "##full",
+    "##fully",
+    "Th",
+    "ch",
+    "##hm",
+    "cha",
+    "chap",
+    "chapt",
+    "##thm",
+    "Hu",
+    "Hug",
+    "Hugg",
+    "sh",
+    "th",
+    "is",
+    "##thms",
+    "##za",
+    "##zat",
+    "##ut",
+]
 
 
 def naive_train(words: dict[str, int], vocab_size: int, specials=("[UNK]",), by_count=False):
@@ -56,8 +80,10 @@ def naive_train(words: dict[str, int], vocab_size: int, specials=("[UNK]",), by_
                 pairs[pair] = pairs.get(pair, 0) + n
         if not pairs:
             break
-        scores = {p: float(c) if by_count else c / (symbols[p[0]] * symbols[p[1]])
-                  for p, c in pairs.items()}
+        scores = {
+            p: float(c) if by_count else c / (symbols[p[0]] * symbols[p[1]])
+            for p, c in pairs.items()
+        }
         best = max(scores, key=scores.get)
         new = best[0] + best[1].removeprefix("##")
         merges.append((*best, scores[best]))
@@ -66,7 +92,7 @@ def naive_train(words: dict[str, int], vocab_size: int, specials=("[UNK]",), by_
         for word, sp in splits.items():
             out, i = [], 0
             while i < len(sp):
-                if sp[i:i + 2] == list(best):
+                if sp[i : i + 2] == list(best):
                     out.append(new)
                     i += 2
                 else:
@@ -111,13 +137,16 @@ def test_from_vocab_takes_a_mapping_or_a_list():
     assert isinstance(as_list, Tokenizer) and as_list.n_vocab == 3
 
 
-@pytest.mark.parametrize("vocab, message", [
-    ([], "the vocabulary is empty"),
-    (["hi", "there"], "no unknown token '[UNK]'"),
-    (["[UNK]", "hi", "hi"], "holds 'hi' twice"),
-    ({"[UNK]": 0, "hi": 2}, "ids must be 0, 1, ..., n - 1"),
-    (["[UNK]", ""], "non-empty str"),
-])
+@pytest.mark.parametrize(
+    "vocab, message",
+    [
+        ([], "the vocabulary is empty"),
+        (["hi", "there"], "no unknown token '[UNK]'"),
+        (["[UNK]", "hi", "hi"], "holds 'hi' twice"),
+        ({"[UNK]": 0, "hi": 2}, "ids must be 0, 1, ..., n - 1"),
+        (["[UNK]", ""], "non-empty str"),
+    ],
+)
 def test_bad_vocabularies_raise_clear_errors(vocab, message):
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("(", r"\(")):
         WordPiece.from_vocab(vocab)
@@ -142,7 +171,8 @@ def test_decode_glues_continuations_and_rejects_unknown_ids():
 def test_training_matches_the_obvious_trainer_on_shakespeare(score):
     words = Counter(BertPreTokenizer()(corpora.english("train")[:40_000]))
     assert train_vocab(words, 500, score=score) == naive_train(
-        words, 500, by_count=score == "frequency")
+        words, 500, by_count=score == "frequency"
+    )
 
 
 def test_late_training_with_many_ties_matches_the_obvious_trainer():
@@ -150,7 +180,8 @@ def test_late_training_with_many_ties_matches_the_obvious_trainer():
     words = Counter(BertPreTokenizer()(corpora.english("heldout")[:3_000] + " naïve 日本語 🦙"))
     for score in ("likelihood", "frequency"):
         assert train_vocab(words, 600, score=score) == naive_train(
-            words, 600, by_count=score == "frequency")
+            words, 600, by_count=score == "frequency"
+        )
 
 
 def test_training_reproduces_the_course_vocabulary():
@@ -183,8 +214,9 @@ def test_ties_go_to_the_pair_seen_first():
 
 
 def test_frequency_score_is_bpe_like():
-    _, merges = train_vocab({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, 10,
-                            score="frequency")
+    _, merges = train_vocab(
+        {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, 10, score="frequency"
+    )
     assert merges[0] == ("##u", "##g", 20.0)
     with pytest.raises(ValueError, match="score must be"):
         train_vocab({"a": 1}, 5, score="count")

@@ -27,8 +27,23 @@ from book.tokenizers.wordpiece import WordPiece, split_word
 
 COURSE_WORDS = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
 # The course's Unigram example: every strict substring of its five words, counted in them.
-COURSE_PIECES = {"h": 15, "u": 36, "g": 20, "hu": 15, "ug": 20, "p": 17, "pu": 17, "n": 16,
-                 "un": 16, "b": 4, "bu": 4, "s": 5, "hug": 15, "gs": 5, "ugs": 5}
+COURSE_PIECES = {
+    "h": 15,
+    "u": 36,
+    "g": 20,
+    "hu": 15,
+    "ug": 20,
+    "p": 17,
+    "pu": 17,
+    "n": 16,
+    "un": 16,
+    "b": 4,
+    "bu": 4,
+    "s": 5,
+    "hug": 15,
+    "gs": 5,
+    "ugs": 5,
+}
 COURSE_LOG_P = {p: math.log(n / 210) for p, n in COURSE_PIECES.items()}
 
 
@@ -63,6 +78,7 @@ def _tempest_words(n: int) -> list[str]:
 
 # --- Task 1: the WordPiece score, exact, with every tied pair ---------------------------------
 
+
 def best_pairs_reference(word_freqs: dict[str, int], splits: dict[str, list[str]]):
     """(the top score as a Fraction, the pairs that have it in order of first occurrence).
 
@@ -96,7 +112,7 @@ def _splits_after(word_freqs: dict[str, int], n_merges: int) -> dict[str, list[s
         for word, parts in splits.items():
             out, i = [], 0
             while i < len(parts):
-                if tuple(parts[i:i + 2]) == (left, right):
+                if tuple(parts[i : i + 2]) == (left, right):
                     out.append(merged)
                     i += 2
                 else:
@@ -113,15 +129,24 @@ def _best_pairs_cases() -> Cases:
         ((COURSE_WORDS, _splits_after(COURSE_WORDS, 0)), "the course's words"),
         ((COURSE_WORDS, _splits_after(COURSE_WORDS, 1)), "after the first merge"),
         ((COURSE_WORDS, _splits_after(COURSE_WORDS, 3)), "after three merges"),
-        (({"hug": 10, "pug": 5, "hugs": 5}, _splits_after({"hug": 10, "pug": 5, "hugs": 5}, 0)),
-         "a four-way tie, in order of first occurrence"),
-        (({"zy": 1, "ab": 1}, {"zy": ["z", "##y"], "ab": ["a", "##b"]}),
-         "a tie: first seen, not alphabetical"),
+        (
+            ({"hug": 10, "pug": 5, "hugs": 5}, _splits_after({"hug": 10, "pug": 5, "hugs": 5}, 0)),
+            "a four-way tie, in order of first occurrence",
+        ),
+        (
+            ({"zy": 1, "ab": 1}, {"zy": ["z", "##y"], "ab": ["a", "##b"]}),
+            "a tie: first seen, not alphabetical",
+        ),
         (({"aaaa": 2}, {"aaaa": ["a", "##a", "##a", "##a"]}), "overlapping pairs all count"),
         (({"ab": 3, "b": 4}, {"ab": ["a", "##b"], "b": ["b"]}), "a word of one symbol"),
         (({"a": 3, "b": 1}, {"a": ["a"], "b": ["b"]}), "no pair left: ValueError"),
-        (({"low": 5, "lower": 2, "newest": 6, "widest": 3},
-          _splits_after({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 0)), "counts as weights"),
+        (
+            (
+                {"low": 5, "lower": 2, "newest": 6, "widest": 3},
+                _splits_after({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 0),
+            ),
+            "counts as weights",
+        ),
         ((plays, _splits_after(plays, 0)), "Shakespeare"),
         ((plays, _splits_after(plays, 25)), "Shakespeare after 25 merges"),
     ]
@@ -138,11 +163,13 @@ BEST_PAIRS_HINT = (
 
 def check_best_pairs(best_pairs) -> None:
     """best_pairs(word_freqs, splits) -> (top score as a Fraction, tied pairs in order seen)."""
-    check_on_cases("best_pairs", best_pairs, best_pairs_reference, _best_pairs_cases(), 3,
-                   BEST_PAIRS_HINT)
+    check_on_cases(
+        "best_pairs", best_pairs, best_pairs_reference, _best_pairs_cases(), 3, BEST_PAIRS_HINT
+    )
 
 
 # --- Task 2: the fewest pieces ------------------------------------------------------------------
+
 
 def fewest_pieces_reference(word: str, vocab: list[str], max_chars: int = 100) -> list[str]:
     """A segmentation with the fewest WordPiece pieces, longest pieces first among those.
@@ -160,8 +187,9 @@ def fewest_pieces_reference(word: str, vocab: list[str], max_chars: int = 100) -
 
     need = [n + 1] * n + [0]  # need[i]: fewest pieces that cover word[i:]
     for i in range(n - 1, -1, -1):
-        need[i] = min([need[j] + 1 for j in range(i + 1, n + 1) if piece(i, j) in known],
-                      default=n + 1)
+        need[i] = min(
+            [need[j] + 1 for j in range(i + 1, n + 1) if piece(i, j) in known], default=n + 1
+        )
     if need[0] > n:
         return ["[UNK]"]
     pieces, i = [], 0
@@ -188,8 +216,10 @@ def _fewest_cases() -> Cases:
         (("a" * 101, ["a", "##a", "##aa"]), "101 characters: [UNK]"),
         (("b", ["a", "##b"]), "b exists only as ##b"),
     ]
-    cases += [((word, vocab), "Tempest word, trained vocabulary") for word in
-              ["strangely", "unmitigable", "swelling", "whereof", "sycorax", "uncharitably"]]
+    cases += [
+        ((word, vocab), "Tempest word, trained vocabulary")
+        for word in ["strangely", "unmitigable", "swelling", "whereof", "sycorax", "uncharitably"]
+    ]
     return cases
 
 
@@ -203,8 +233,9 @@ FEWEST_HINT = (
 
 def check_fewest_pieces(fewest_pieces) -> None:
     """fewest_pieces(word, vocab) -> the fewest WordPiece pieces, longest first among ties."""
-    check_on_cases("fewest_pieces", fewest_pieces, fewest_pieces_reference, _fewest_cases(), 3,
-                   FEWEST_HINT)
+    check_on_cases(
+        "fewest_pieces", fewest_pieces, fewest_pieces_reference, _fewest_cases(), 3, FEWEST_HINT
+    )
 
 
 # --- Task 3: Viterbi over a lattice given as edges ---------------------------------------------
@@ -243,8 +274,11 @@ def viterbi_edges_reference(n: int, edges: list[Edge]) -> tuple[list[str], float
 def lattice_edges(unigram: Unigram, text: str) -> tuple[int, list[Edge]]:
     """(length, edges) of the lattice of ``text`` under a trained Unigram model."""
     normalized = unigram.normalize(text)
-    edges = [(node.start, node.end, normalized[node.start:node.end], node.score)
-             for row in unigram.lattice(normalized) for node in row]
+    edges = [
+        (node.start, node.end, normalized[node.start : node.end], node.score)
+        for row in unigram.lattice(normalized)
+        for node in row
+    ]
     return len(normalized), edges
 
 
@@ -255,8 +289,9 @@ def _long_lattice(n: int, seed: int) -> tuple[int, list[Edge]]:
     for start in range(n):
         for length in rng.sample([1, 2, 3], rng.randint(1, 3)):
             if start + length <= n:
-                edges.append((start, start + length, f"p{start}.{length}",
-                              round(-rng.uniform(0.5, 9.0), 3)))
+                edges.append(
+                    (start, start + length, f"p{start}.{length}", round(-rng.uniform(0.5, 9.0), 3))
+                )
     edges.sort(key=lambda e: -e[0])  # last edges first: order must not matter
     return n, edges
 
@@ -270,16 +305,22 @@ def _viterbi_cases() -> Cases:
         ((2, tie[::-1]), "the same edges in another order"),
         ((3, three), "a tie between xy+z and x+yz"),
         ((2, [(0, 1, "a", -1.0), (0, 1, "A", -0.5), (1, 2, "b", -0.25)]), "two edges, one span"),
-        ((2, [(0, 1, "a", -1.0), (0, 1, "A", -1.0), (1, 2, "b", -1.0)]),
-         "equal edges on one span: the first listed"),
+        (
+            (2, [(0, 1, "a", -1.0), (0, 1, "A", -1.0), (1, 2, "b", -1.0)]),
+            "equal edges on one span: the first listed",
+        ),
         ((3, [(0, 1, "a", -1.0), (1, 2, "b", -1.0)]), "nothing reaches 3: ValueError"),
         ((0, []), "an empty text"),
-        ((4, [(0, 2, "ab", -0.1), (2, 4, "cd", -0.1), (0, 1, "a", -3.0), (1, 4, "bcd", -0.5)]),
-         "the best prefix is not on the best path"),
+        (
+            (4, [(0, 2, "ab", -0.1), (2, 4, "cd", -0.1), (0, 1, "a", -3.0), (1, 4, "bcd", -0.5)]),
+            "the best prefix is not on the best path",
+        ),
     ]
     unigram = _unigram()
-    cases += [(lattice_edges(unigram, word), "a word's lattice under a trained model")
-              for word in ["unhallowed", "thereafter", "Sycorax", "moonshine's"]]
+    cases += [
+        (lattice_edges(unigram, word), "a word's lattice under a trained model")
+        for word in ["unhallowed", "thereafter", "Sycorax", "moonshine's"]
+    ]
     cases.append((_long_lattice(3000, 1), "3,000 positions: too many paths to list"))
     return cases
 
@@ -295,19 +336,31 @@ VITERBI_HINT = (
 def _close_path(got, expected) -> bool:
     """Pieces equal, and the total equal up to float rounding."""
     if isinstance(expected, tuple) and len(expected) == 2 and isinstance(expected[1], float):
-        return (isinstance(got, tuple) and len(got) == 2 and equal(got[0], expected[0])
-                and isinstance(got[1], float)
-                and math.isclose(got[1], expected[1], rel_tol=1e-9, abs_tol=1e-9))
+        return (
+            isinstance(got, tuple)
+            and len(got) == 2
+            and equal(got[0], expected[0])
+            and isinstance(got[1], float)
+            and math.isclose(got[1], expected[1], rel_tol=1e-9, abs_tol=1e-9)
+        )
     return equal(got, expected)
 
 
 def check_viterbi_edges(viterbi_edges) -> None:
     """viterbi_edges(n, edges) -> (pieces, log-probability) of the best path from 0 to n."""
-    check_on_cases("viterbi_edges", viterbi_edges, viterbi_edges_reference, _viterbi_cases(), 3,
-                   VITERBI_HINT, compare=_close_path)
+    check_on_cases(
+        "viterbi_edges",
+        viterbi_edges,
+        viterbi_edges_reference,
+        _viterbi_cases(),
+        3,
+        VITERBI_HINT,
+        compare=_close_path,
+    )
 
 
 # --- Task 4: the E-step by forward-backward ------------------------------------------------------
+
 
 def _logaddexp(a: float, b: float) -> float:
     """log(exp(a) + exp(b))."""
@@ -328,8 +381,12 @@ def expected_counts_reference(word_freqs: dict[str, int], log_p: dict[str, float
     longest = max(map(len, log_p), default=0)
     for word, freq in word_freqs.items():
         n = len(word)
-        edges = [(i, j, word[i:j]) for i in range(n) for j in range(i + 1, min(n, i + longest) + 1)
-                 if word[i:j] in log_p]
+        edges = [
+            (i, j, word[i:j])
+            for i in range(n)
+            for j in range(i + 1, min(n, i + longest) + 1)
+            if word[i:j] in log_p
+        ]
         alpha = [0.0] + [-math.inf] * n
         for i, j, piece in edges:  # edges come in order of their start
             alpha[j] = _logaddexp(alpha[j], alpha[i] + log_p[piece])
@@ -354,9 +411,10 @@ def _close_counts(got, expected) -> bool:
     try:
         ours = {k for k, v in expected.items() if v > 1e-9}
         theirs = {k for k, v in got.items() if not isinstance(v, (int, float)) or v > 1e-9}
-        return ours == theirs and all(isinstance(got[k], float)
-                                      and math.isclose(got[k], expected[k], rel_tol=1e-6)
-                                      for k in ours)
+        return ours == theirs and all(
+            isinstance(got[k], float) and math.isclose(got[k], expected[k], rel_tol=1e-6)
+            for k in ours
+        )
     except TypeError:
         return False
 
@@ -365,12 +423,17 @@ def _em_cases() -> Cases:
     """The course's corpus, hand-checked sums, words no piece covers, long words, Shakespeare."""
     halves = {"a": math.log(0.5), "aa": math.log(0.3), "aaa": math.log(0.2)}
     log_p = _unigram_log_p()
-    words = {f"▁{w}": n for w, n in list(Counter(corpora.english("heldout").split()).items())[:300]
-             if set(f"▁{w}") <= set(log_p)}
+    words = {
+        f"▁{w}": n
+        for w, n in list(Counter(corpora.english("heldout").split()).items())[:300]
+        if set(f"▁{w}") <= set(log_p)
+    }
     cases: Cases = [
         ((COURSE_WORDS, COURSE_LOG_P), "the course's corpus and pieces"),
-        (({"ab": 2}, {"a": math.log(0.5), "b": math.log(0.5), "ab": math.log(0.25)}),
-         "two segmentations of equal probability"),
+        (
+            ({"ab": 2}, {"a": math.log(0.5), "b": math.log(0.5), "ab": math.log(0.25)}),
+            "two segmentations of equal probability",
+        ),
         (({"hug": 1}, {"hug": 0.0}), "a single piece: used once per word"),
         (({"abc": 1}, {"a": -1.0, "b": -1.0}), "c is no piece: ValueError"),
         (({"a" * 40: 3}, halves), "40 characters: about 23 billion segmentations"),
@@ -389,8 +452,15 @@ EM_HINT = (
 
 def check_expected_counts(expected_counts) -> None:
     """expected_counts(word_freqs, log_p) -> {piece: expected uses}, by forward-backward."""
-    check_on_cases("expected_counts", expected_counts, expected_counts_reference, _em_cases(), 3,
-                   EM_HINT, compare=_close_counts)
+    check_on_cases(
+        "expected_counts",
+        expected_counts,
+        expected_counts_reference,
+        _em_cases(),
+        3,
+        EM_HINT,
+        compare=_close_counts,
+    )
 
 
 # --- what the judge needs (see book.checks.core) --------------------------------------------------
@@ -418,8 +488,10 @@ def _ratio(result):
 def _random_words(rng: random.Random, n: int) -> dict[str, int]:
     """n made-up words over a small alphabet (so that pairs repeat), with counts."""
     letters = "abcdeé"
-    words = {"".join(rng.choice(letters) for _ in range(rng.randint(1, 7))): rng.randint(1, 9)
-             for _ in range(n)}
+    words = {
+        "".join(rng.choice(letters) for _ in range(rng.randint(1, 7))): rng.randint(1, 9)
+        for _ in range(n)
+    }
     return words
 
 
@@ -433,20 +505,28 @@ def _hidden(rng: random.Random) -> dict[str, Cases]:
     tempest = _tempest_words(400)
     fewest: Cases = [((word, vocab), "hidden") for word in rng.sample(tempest, 6)]
     small = ["a", "b", "##a", "##b", "##ab", "##ba", "ab", "##aab", "ba", "##bb"]
-    fewest += [(("".join(rng.choice("ab") for _ in range(rng.randint(1, 12))), small), "hidden")
-               for _ in range(3)]
+    fewest += [
+        (("".join(rng.choice("ab") for _ in range(rng.randint(1, 12))), small), "hidden")
+        for _ in range(3)
+    ]
     unigram = _unigram()
     viterbi: Cases = [(lattice_edges(unigram, word), "hidden") for word in rng.sample(tempest, 4)]
     viterbi.append((_long_lattice(rng.randint(200, 1500), rng.randint(0, 10**6)), "hidden"))
     log_p = _unigram_log_p()
-    sample = {f"▁{w}": rng.randint(1, 5) for w in rng.sample(tempest, 30)
-              if set(f"▁{w}") <= set(log_p)}
+    sample = {
+        f"▁{w}": rng.randint(1, 5) for w in rng.sample(tempest, 30) if set(f"▁{w}") <= set(log_p)
+    }
     em: Cases = [((sample, log_p), "hidden")]
     weights = {"a": math.log(0.4), "b": math.log(0.3), "ab": math.log(0.2), "ba": math.log(0.1)}
-    em.append((({"".join(rng.choice("ab") for _ in range(rng.randint(5, 30))): 2}, weights),
-               "hidden"))
-    return {"best_pairs": pairs_cases, "fewest_pieces": fewest, "viterbi_edges": viterbi,
-            "expected_counts": em}
+    em.append(
+        (({"".join(rng.choice("ab") for _ in range(rng.randint(5, 30))): 2}, weights), "hidden")
+    )
+    return {
+        "best_pairs": pairs_cases,
+        "fewest_pieces": fewest,
+        "viterbi_edges": viterbi,
+        "expected_counts": em,
+    }
 
 
 REFERENCES = {
@@ -479,8 +559,16 @@ def judge_tasks(rng: random.Random) -> list[Task]:
         calls += judge_calls(name, reference, hidden[name], True)
         setup = ""
         if name == "best_pairs":
-            calls = [Call(call.label, f"as_ratio({call.expr})", call.args, _ratio(call.expected),
-                          call.hidden) for call in calls]
+            calls = [
+                Call(
+                    call.label,
+                    f"as_ratio({call.expr})",
+                    call.args,
+                    _ratio(call.expected),
+                    call.hidden,
+                )
+                for call in calls
+            ]
             setup = AS_RATIO
         extra = {"compare": COMPARE[name]} if name in COMPARE else {}
         tasks.append(Task(name, 3, (name,), calls, HINTS[name], setup=setup, **extra))

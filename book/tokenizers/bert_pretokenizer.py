@@ -31,8 +31,16 @@ WHITE_SPACE = frozenset(
 ASCII_PUNCTUATION = frozenset(string.punctuation)  # !"#$%&'()*+,-./:;<=>?@[\]^_`{|}~
 # The CJK Unified Ideographs blocks: BERT writes Chinese without spaces, so each character
 # becomes a word (Japanese kana and Korean Hangul are not in these blocks).
-CJK_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
-              (0x2B740, 0x2B81F), (0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
+CJK_RANGES = (
+    (0x4E00, 0x9FFF),
+    (0x3400, 0x4DBF),
+    (0x20000, 0x2A6DF),
+    (0x2A700, 0x2B73F),
+    (0x2B740, 0x2B81F),
+    (0x2B920, 0x2CEAF),
+    (0xF900, 0xFAFF),
+    (0x2F800, 0x2FA1F),
+)
 
 
 def is_whitespace(ch: str) -> bool:
@@ -82,8 +90,11 @@ def clean_text(text: str) -> str:
     >>> clean_text("a\\tb\\x00c\\u200bd")
     'a bcd'
     """
-    return "".join(" " if is_whitespace(ch) else ch for ch in text
-                   if ch not in "\x00\ufffd" and not is_control(ch))
+    return "".join(
+        " " if is_whitespace(ch) else ch
+        for ch in text
+        if ch not in "\x00\ufffd" and not is_control(ch)
+    )
 
 
 def pad_chinese_chars(text: str) -> str:
@@ -101,8 +112,9 @@ def strip_accents(text: str) -> str:
     >>> strip_accents("naïve café, Ñandú")
     'naive cafe, Nandu'
     """
-    return "".join(ch for ch in unicodedata.normalize("NFD", text)
-                   if unicodedata.category(ch) != "Mn")
+    return "".join(
+        ch for ch in unicodedata.normalize("NFD", text) if unicodedata.category(ch) != "Mn"
+    )
 
 
 def lowercase(text: str) -> str:

@@ -175,8 +175,11 @@ def nbest(lattice: Lattice, n: int) -> list[tuple[list[Node], float]]:
     # best[e]: up to n entries (score, node, index of the entry at node.start it extends)
     best: list[list[tuple[float, Node | None, int]]] = [[(0.0, None, -1)]]
     for ending in nodes_by_end(lattice)[1:]:
-        candidates = [(score + node.score, node, k)
-                      for node in ending for k, (score, _, _) in enumerate(best[node.start])]
+        candidates = [
+            (score + node.score, node, k)
+            for node in ending
+            for k, (score, _, _) in enumerate(best[node.start])
+        ]
         candidates.sort(key=lambda entry: -entry[0])  # stable: equal scores keep their order
         best.append(candidates[:n])
     results = []
@@ -232,8 +235,9 @@ def sample_path(lattice: Lattice, rng: random.Random, theta: float = 1.0) -> lis
     ending = nodes_by_end(lattice)
     path, end = [], len(lattice)
     while end > 0:
-        weights = [math.exp(alpha[node.start] + theta * node.score - alpha[end])
-                   for node in ending[end]]
+        weights = [
+            math.exp(alpha[node.start] + theta * node.score - alpha[end]) for node in ending[end]
+        ]
         node = rng.choices(ending[end], weights=weights)[0]
         path.append(node)
         end = node.start

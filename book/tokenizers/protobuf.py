@@ -82,7 +82,8 @@ def fields(data: bytes) -> Iterator[tuple[int, int, int | bytes]]:
             value, pos = _take(data, pos, 4, "a 32-bit field")
         else:
             raise ProtobufError(
-                f"field {number} has wire type {wire_type}, which is not 0, 1, 2 or 5")
+                f"field {number} has wire type {wire_type}, which is not 0, 1, 2 or 5"
+            )
         yield number, wire_type, value
 
 

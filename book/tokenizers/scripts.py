@@ -47,8 +47,9 @@ def _known(name: str) -> bool:
     return True
 
 
-_SCRIPT_OF = regex.compile("|".join(
-    rf"(?P<{name}>\p{{Script={name}}})" for name in SCRIPTS if _known(name)))
+_SCRIPT_OF = regex.compile(
+    "|".join(rf"(?P<{name}>\p{{Script={name}}})" for name in SCRIPTS if _known(name))
+)
 
 
 @functools.cache

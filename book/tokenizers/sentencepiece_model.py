@@ -37,8 +37,13 @@ from book.tokenizers.protobuf import (
 
 PIECE_TYPES = {1: "normal", 2: "unknown", 3: "control", 4: "user_defined", 5: "unused", 6: "byte"}
 MODEL_TYPES = {1: "unigram", 2: "bpe", 3: "word", 4: "char"}
-MODEL_PROTO_FIELDS = {1: "pieces", 2: "trainer_spec", 3: "normalizer_spec",
-                      4: "self_test_data", 5: "denormalizer_spec"}
+MODEL_PROTO_FIELDS = {
+    1: "pieces",
+    2: "trainer_spec",
+    3: "normalizer_spec",
+    4: "self_test_data",
+    5: "denormalizer_spec",
+}
 
 
 class ModelFileError(ValueError):
@@ -139,8 +144,15 @@ def parse_trainer_spec(data: bytes) -> TrainerSpec:
     'bpe'
     """
     values: dict[str, object] = {}
-    names = {3: "model_type", 4: "vocab_size", 35: "byte_fallback",
-             24: "treat_whitespace_as_suffix", 40: "unk_id", 45: "unk_piece", 44: "unk_surface"}
+    names = {
+        3: "model_type",
+        4: "vocab_size",
+        35: "byte_fallback",
+        24: "treat_whitespace_as_suffix",
+        40: "unk_id",
+        45: "unk_piece",
+        44: "unk_surface",
+    }
     for number, wire_type, value in fields(data):
         name = names.get(number)
         if name in ("unk_piece", "unk_surface"):
@@ -206,11 +218,14 @@ def read_model(path: str | PathLike) -> SentencePieceModel:
     try:
         return parse_model(data)
     except ProtobufError as error:
-        hint = ("Pass the binary <prefix>.model file that spm_train / "
-                "SentencePieceTrainer.train wrote")
+        hint = (
+            "Pass the binary <prefix>.model file that spm_train / SentencePieceTrainer.train wrote"
+        )
         if data[:1] == b"<" and b"\t" in data[:200]:
-            hint = ("This looks like the <prefix>.vocab file (one 'piece<TAB>score' per line); "
-                    "pass the <prefix>.model file written next to it")
+            hint = (
+                "This looks like the <prefix>.vocab file (one 'piece<TAB>score' per line); "
+                "pass the <prefix>.model file written next to it"
+            )
         raise ModelFileError(
             f"{path} is not a SentencePiece model file: {error}. {hint}."
         ) from None

@@ -65,8 +65,14 @@ def digamma(x: float) -> float:
     xx = 1 / x
     xx2 = xx * xx
     xx4 = xx2 * xx2
-    return (result + math.log(x) + xx2 / 24 - 7 / 960 * xx4 + 31 / 8064 * xx4 * xx2
-            - 127 / 30720 * xx4 * xx4)
+    return (
+        result
+        + math.log(x)
+        + xx2 / 24
+        - 7 / 960 * xx4
+        + 31 / 8064 * xx4 * xx2
+        - 127 / 30720 * xx4 * xx4
+    )
 
 
 def sentences(text: str) -> Counter[str]:
@@ -75,8 +81,11 @@ def sentences(text: str) -> Counter[str]:
     >>> sentences("the cat\\n\\nthe cat\\n")
     Counter({'▁the▁cat': 2})
     """
-    lines = (normalize(line) for line in text.split("\n")
-             if len(line.encode("utf-8")) <= MAX_SENTENCE_BYTES)
+    lines = (
+        normalize(line)
+        for line in text.split("\n")
+        if len(line.encode("utf-8")) <= MAX_SENTENCE_BYTES
+    )
     return Counter(line for line in lines if line)
 
 
@@ -127,8 +136,9 @@ def script_class(ch: str, split_by_number: bool) -> str | None:
     return name
 
 
-def is_valid_piece(piece: str, max_piece_length: int, split_by_script: bool = True,
-                   split_by_number: bool = True) -> bool:
+def is_valid_piece(
+    piece: str, max_piece_length: int, split_by_script: bool = True, split_by_number: bool = True
+) -> bool:
     """Whether SentencePiece's trainer may propose ``piece``: see the module docstring.
 
     >>> [is_valid_piece(p, 16) for p in ["▁king", "king,", "ki▁ng", "▁123", "日本語です"]]
@@ -163,8 +173,13 @@ def to_log_probs(pieces: Pieces) -> Pieces:
     return [(piece, f32(math.log(score) - log_total)) for piece, score in pieces]
 
 
-def seed_pieces(sentences: Counter[str], chars: Iterable[tuple[str, int]],
-                max_piece_length: int, seed_size: int, **rules: bool) -> Pieces:
+def seed_pieces(
+    sentences: Counter[str],
+    chars: Iterable[tuple[str, int]],
+    max_piece_length: int,
+    seed_size: int,
+    **rules: bool,
+) -> Pieces:
     """The initial vocabulary: the characters, then frequent substrings by frequency x length.
 
     A substring qualifies when it occurs at least twice and is followed by at least two
@@ -191,9 +206,13 @@ def seed_pieces(sentences: Counter[str], chars: Iterable[tuple[str, int]],
                 counts[piece] += count
                 if followers.setdefault(piece, after) != after:
                     followers[piece] = -2
-    frequent = [(piece, f32(count * len(piece))) for piece, count in counts.items()
-                if count >= 2 and followers[piece] == -2
-                and is_valid_piece(piece, max_piece_length, **rules)]
+    frequent = [
+        (piece, f32(count * len(piece)))
+        for piece, count in counts.items()
+        if count >= 2
+        and followers[piece] == -2
+        and is_valid_piece(piece, max_piece_length, **rules)
+    ]
     # higher score first, then longer (in bytes), then by text
     frequent.sort(key=lambda item: (-item[1], -len(item[0].encode("utf-8")), item[0]))
     seed = sorted(chars, key=lambda item: (-item[1], item[0])) + frequent[:seed_size]
@@ -273,8 +292,9 @@ def prune(pieces: Pieces, words: Counter[str], target: int, shrinking_factor: fl
         # Pretend every use of piece i goes to its alternative segmentation instead.
         logprob = math.log(freq[i]) - math.log(total)
         log_total_alt = math.log(total + freq[i] * (len(alternatives[i]) - 1))
-        logprob_alt = math.fsum(math.log(freq[n] + freq[i]) - log_total_alt
-                                for n in alternatives[i])
+        logprob_alt = math.fsum(
+            math.log(freq[n] + freq[i]) - log_total_alt for n in alternatives[i]
+        )
         losses.append((freq[i] / total * (logprob - logprob_alt), i))
     size = max(target, int(shrinking_factor * len(pieces)))
     for _, i in sorted(losses, key=lambda item: (-item[0], item[1])):
@@ -342,21 +362,28 @@ def train_pieces(
     The options are SentencePiece's, with its defaults.
     """
     control_tokens = list(control_tokens)
-    meta = [ModelPiece(unk_token, 0.0, "unknown")] + [ModelPiece(t, 0.0, "control")
-                                                      for t in control_tokens]
+    meta = [ModelPiece(unk_token, 0.0, "unknown")] + [
+        ModelPiece(t, 0.0, "control") for t in control_tokens
+    ]
     if byte_fallback:
         meta += [ModelPiece(byte_piece(b), 0.0, "byte") for b in range(256)]
     if not 0.5 <= character_coverage <= 1.0:
         raise ValueError(f"character_coverage must be between 0.5 and 1, got {character_coverage}")
     counts = sentences(text)
     if not counts:
-        raise ValueError("the training text has no characters to learn from (it is empty or "
-                         "only spaces and newlines)")
+        raise ValueError(
+            "the training text has no characters to learn from (it is empty or "
+            "only spaces and newlines)"
+        )
     chars = required_chars(counts, character_coverage)
-    check_train_vocab_size(vocab_size, len(meta) + len(chars),
-                           f"{len(meta)} special pieces and the {len(chars)} characters to cover")
-    counts = Counter({"".join(ch if ch in chars else UNK_CHAR for ch in s): n
-                      for s, n in counts.items()})
+    check_train_vocab_size(
+        vocab_size,
+        len(meta) + len(chars),
+        f"{len(meta)} special pieces and the {len(chars)} characters to cover",
+    )
+    counts = Counter(
+        {"".join(ch if ch in chars else UNK_CHAR for ch in s): n for s, n in counts.items()}
+    )
     rules = {"split_by_script": split_by_script, "split_by_number": split_by_number}
     pieces = seed_pieces(counts, chars.items(), max_piece_length, seed_size, **rules)
     words = split_words(counts)

@@ -32,8 +32,15 @@ from book.tokenizers.wordpiece_train import (
 
 BERT_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 
-__all__ = ["BERT_SPECIALS", "WordPiece", "greedy_longest_match", "merge_symbols", "split_word",
-           "train_vocab", "wordpiece_score"]
+__all__ = [
+    "BERT_SPECIALS",
+    "WordPiece",
+    "greedy_longest_match",
+    "merge_symbols",
+    "split_word",
+    "train_vocab",
+    "wordpiece_score",
+]
 
 
 def greedy_longest_match(
@@ -86,8 +93,10 @@ class WordPiece:
     ):
         self.vocab = list(vocab)
         if not self.vocab:
-            raise ValueError(f"the vocabulary is empty: give at least {unk_token!r} and the "
-                             "pieces to cover words with")
+            raise ValueError(
+                f"the vocabulary is empty: give at least {unk_token!r} and the "
+                "pieces to cover words with"
+            )
         for token in self.vocab:
             if not isinstance(token, str) or not token:
                 raise ValueError(f"every vocabulary entry must be a non-empty str, got {token!r}")
@@ -99,10 +108,12 @@ class WordPiece:
             raise ValueError(
                 f"the vocabulary has no unknown token {unk_token!r}: WordPiece maps every word "
                 f"it cannot cover to it. Add {unk_token!r} to the vocabulary, or pass "
-                "unk_token= naming the one it has")
+                "unk_token= naming the one it has"
+            )
         if not isinstance(max_input_chars_per_word, int) or max_input_chars_per_word < 1:
-            raise ValueError("max_input_chars_per_word must be an int >= 1, "
-                             f"got {max_input_chars_per_word!r}")
+            raise ValueError(
+                f"max_input_chars_per_word must be an int >= 1, got {max_input_chars_per_word!r}"
+            )
         self.unk_token = unk_token
         self.unk_id = self.token_to_id[unk_token]
         self.prefix = continuing_subword_prefix
@@ -132,8 +143,13 @@ class WordPiece:
             if ids != list(range(len(ids))):
                 raise ValueError("the vocabulary's ids must be 0, 1, ..., n - 1, each once")
             vocab = sorted(vocab, key=vocab.__getitem__)
-        return cls(vocab, unk_token=unk_token, continuing_subword_prefix=continuing_subword_prefix,
-                   max_input_chars_per_word=max_input_chars_per_word, pretokenizer=pretokenizer)
+        return cls(
+            vocab,
+            unk_token=unk_token,
+            continuing_subword_prefix=continuing_subword_prefix,
+            max_input_chars_per_word=max_input_chars_per_word,
+            pretokenizer=pretokenizer,
+        )
 
     @classmethod
     def train(
@@ -165,10 +181,16 @@ class WordPiece:
         pretokenizer = pretokenizer if pretokenizer is not None else BertPreTokenizer()
         specials = list(dict.fromkeys([*special_tokens, unk_token]))
         words = Counter(pretokenizer(text))
-        vocab, merges = train_vocab(words, vocab_size, specials=specials,
-                                    prefix=continuing_subword_prefix, score=score)
-        tok = cls(vocab, unk_token=unk_token, continuing_subword_prefix=continuing_subword_prefix,
-                  max_input_chars_per_word=max_input_chars_per_word, pretokenizer=pretokenizer)
+        vocab, merges = train_vocab(
+            words, vocab_size, specials=specials, prefix=continuing_subword_prefix, score=score
+        )
+        tok = cls(
+            vocab,
+            unk_token=unk_token,
+            continuing_subword_prefix=continuing_subword_prefix,
+            max_input_chars_per_word=max_input_chars_per_word,
+            pretokenizer=pretokenizer,
+        )
         tok.merges = merges
         return tok
 
@@ -187,9 +209,13 @@ class WordPiece:
 
     def tokenize_word(self, word: str) -> list[str]:
         """The pieces of one (pre-tokenized) word, by greedy longest match."""
-        return greedy_longest_match(word, self.token_to_id, unk_token=self.unk_token,
-                                    prefix=self.prefix,
-                                    max_input_chars_per_word=self.max_input_chars_per_word)
+        return greedy_longest_match(
+            word,
+            self.token_to_id,
+            unk_token=self.unk_token,
+            prefix=self.prefix,
+            max_input_chars_per_word=self.max_input_chars_per_word,
+        )
 
     def tokenize(self, text: str) -> list[str]:
         """The pieces of ``text``: each word's greedy longest match, ``[UNK]`` where none."""
@@ -214,7 +240,7 @@ class WordPiece:
             if i == 0:
                 out.append(piece)
             elif piece.startswith(self.prefix):
-                out.append(piece[len(self.prefix):])
+                out.append(piece[len(self.prefix) :])
             else:
                 out.append(" " + piece)
         return "".join(out)

@@ -54,7 +54,7 @@ def merge_symbols(left: str, right: str, prefix: str = PREFIX) -> str:
     >>> merge_symbols("h", "##u"), merge_symbols("##g", "##s")
     ('hu', '##gs')
     """
-    return left + (right[len(prefix):] if right.startswith(prefix) else right)
+    return left + (right[len(prefix) :] if right.startswith(prefix) else right)
 
 
 class PairScores:
@@ -157,9 +157,12 @@ def train_vocab(
     splits = {word: split_word(word, prefix) for word in words if word}
     alphabet = sorted({symbol for symbols in splits.values() for symbol in symbols})
     vocab = list(dict.fromkeys([*specials, *alphabet]))
-    check_train_vocab_size(vocab_size, len(vocab),
-                           f"the {len(specials)} special tokens and the {len(alphabet)} "
-                           "characters, with and without the prefix")
+    check_train_vocab_size(
+        vocab_size,
+        len(vocab),
+        f"the {len(specials)} special tokens and the {len(alphabet)} "
+        "characters, with and without the prefix",
+    )
     stats = PairScores(words, splits, score)
     known, merges = set(vocab), []
     while len(vocab) < vocab_size and stats.scores:
