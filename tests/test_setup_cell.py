@@ -7,6 +7,7 @@ from a local clone (``BOOK_PACKAGE_SOURCE``), as it would from the repository on
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -15,6 +16,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 
 from book.setup_cell import ROOT, is_setup_cell, main, setup_source, toc_notebooks, with_setup_cell
@@ -78,11 +81,16 @@ def test_a_chapter_runs_where_book_is_not_installed(tmp_path):
         "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}",
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
     }
-    client = NotebookClient(
-        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    # A kernel spec of the fresh environment's Python, so the chapter runs there.
+    kernels = tmp_path / "kernels"
+    (kernels / "fresh").mkdir(parents=True)
+    argv = [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    spec = {"argv": argv, "display_name": "fresh", "language": "python"}
+    (kernels / "fresh" / "kernel.json").write_text(json.dumps(spec))
+    km = AsyncKernelManager(
+        kernel_name="fresh", kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)])
     )
-    client.km = client.create_kernel_manager()
-    client.km.kernel_cmd = [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    client = NotebookClient(nb, km=km, timeout=600, resources={"metadata": {"path": str(tmp_path)}})
     old_environ = dict(os.environ)
     os.environ.update(env)  # the kernel inherits it
     try:
