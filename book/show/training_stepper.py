@@ -141,6 +141,7 @@ class TrainingStepper(Stepper):
         super().__init__(
             corpus, interval_ms=interval_ms, text_box=text_box, slider_label="merges learned"
         )
+        self.add_class("tfs-training")  # pages that show both kinds of stepper tell them apart
 
     def _compute(self, text: str) -> list[TrainingStep]:
         return self._trace(text, self.num_merges)

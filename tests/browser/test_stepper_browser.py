@@ -110,7 +110,7 @@ def open_steppers(visit, url: str, traces: list[Trace]) -> tuple[Any, list[Any]]
     from playwright.sync_api import expect
 
     opened = visit(url)
-    steppers = opened.page.locator(".tfs-stepper")
+    steppers = opened.page.locator(".tfs-stepper:not(.tfs-training)")  # merge steppers only
     expect(steppers.first.locator(".tfs-view").first).to_be_attached(timeout=30_000)
     expect(steppers).to_have_count(len(traces))
     return opened, [steppers.nth(i) for i in range(len(traces))]
