@@ -37,6 +37,9 @@ from book.tokenizers.patterns import (
 )
 from book.tokenizers.pretokenize import SPACE_CUT_PATTERNS, is_cut, training_chunk_counts
 
+# Library parity and whole-corpus runs: make test runs them, make test-fast does not.
+pytestmark = pytest.mark.slow
+
 EOT = "<|endoftext|>"
 PATTERNS = {"gpt2": GPT2_PATTERN, "cl100k": CL100K_PATTERN, "o200k": O200K_PATTERN}
 # Varied text (English, code, numbers, whitespace runs, many scripts, emoji) as documents.

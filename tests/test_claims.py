@@ -8,6 +8,9 @@ from notebook_paths import ROOT, toc_files
 from book import claims, walkthroughs
 from book.claims.core import Claim, cell, check
 
+# Library parity and whole-corpus runs: make test runs them, make test-fast does not.
+pytestmark = pytest.mark.slow
+
 APPENDIX = "appendix/claims_checked"
 
 

@@ -13,6 +13,9 @@ import nbformat
 import pytest
 from notebook_paths import ROOT, notebooks
 
+# Library parity and whole-corpus runs: make test runs them, make test-fast does not.
+pytestmark = pytest.mark.slow
+
 LIMIT = 0.80
 
 

@@ -36,6 +36,9 @@ from book.tokenizers.protobuf import as_float, fields
 from book.tokenizers.unigram import Unigram
 from book.tokenizers.wordpiece import BERT_SPECIALS, WordPiece
 
+# Library parity and whole-corpus runs: make test runs them, make test-fast does not.
+pytestmark = pytest.mark.slow
+
 # What both libraries train on: Shakespeare's training plays, technical prose, Python code and
 # the parallel passage in 21 languages.
 TRAIN_TEXT = "\n".join(

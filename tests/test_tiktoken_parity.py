@@ -24,6 +24,9 @@ from parity_corpus import GROUPS, TEXTS
 from book.encodings import get_encoding
 from book.tokenizers.regex_bpe import RegexTokenizer
 
+# Library parity and whole-corpus runs: make test runs them, make test-fast does not.
+pytestmark = pytest.mark.slow
+
 ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
 
 
