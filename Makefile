@@ -8,12 +8,11 @@ PYTHON_BASE ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 DOWNLOADS := .cache/downloads
-BUILD_FLAGS := -W -n --keep-going
 
 .PHONY: book test test-fast lint bench setup setup-test encodings exercises browser-deps clean
 
 book: setup _build/.package-stamp
-	$(VENV)/bin/jupyter-book build . $(BUILD_FLAGS)
+	$(PY) tools/build_book.py .
 	@echo "Open _build/html/index.html"
 
 # The execution cache is keyed on each notebook's own code, so a change to the companion package

@@ -1,5 +1,7 @@
-"""Where the notebooks are, for the tests: one place that knows the repository's layout."""
+"""Where the notebooks are and how a book is built, for the tests: one place for the layout."""
 
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -16,3 +18,13 @@ def toc_files() -> list[str]:
 def notebooks(folder: str) -> list[Path]:
     """The notebooks of one folder of the book ('chapters', 'exercises' or 'solutions')."""
     return sorted((ROOT / folder).glob("[0-9][0-9]_*.ipynb"))
+
+
+def build_book(folder: Path) -> subprocess.CompletedProcess:
+    """Build ``folder`` as `make book` does: strictly, through tools/build_book.py and its lock."""
+    return subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "build_book.py"), str(folder)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )

@@ -14,7 +14,6 @@ import json
 import re
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,9 +30,9 @@ from book.notebooks import ROOT, is_check_cell, notebook_text, read_notebook
 DEMO = Path(__file__).parent / "fixtures" / "solutions" / "99_demo.ipynb"
 CHAPTERS = notebooks("solutions")
 PLACEHOLDER = "# YOUR CODE HERE\nraise NotImplementedError()"
-ENDLESS_TIMEOUT = (
-    4  # seconds per cell in the endless-loop test: short, but ample for the demo's cells
-)
+# Seconds per cell in the endless-loop test: short, yet many times what the demo's cells take on a
+# loaded machine (they print a few numbers), so only the endless cells reach it.
+ENDLESS_TIMEOUT = 10
 
 slow = pytest.mark.slow  # runs kernels
 
@@ -414,11 +413,11 @@ def test_demo_endless_loops_and_a_dying_kernel_cost_only_their_task(demo_graded,
     nb.cells.insert(after_second_check, nbformat.v4.new_code_cell("import os\nos._exit(1)"))
     path = tmp_path / "99_demo.ipynb"
     path.write_text(notebook_text(nb), encoding="utf-8")
-    start = time.monotonic()
+    # The per-cell limit, not the notebook's (default 600 s), must stop the loops: the statuses
+    # and notes below are the per-cell limit's; the total limit would say "not run".
     done, rows = grade_cli(
         str(path), *demo_graded.exercises_args, "--timeout", str(ENDLESS_TIMEOUT)
     )
-    assert time.monotonic() - start < 60
     assert done.returncode == 1
     assert rows[(path.name, "char_codes")]["status"] == "timed out"
     assert rows[(path.name, "euro_bytes")]["status"] == "passed"

@@ -13,8 +13,6 @@ from __future__ import annotations
 import functools
 import http.server
 import shutil
-import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,15 +20,10 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from notebook_paths import build_book
 from pagekit import CHROMIUM, CHROMIUM_ARGS, WIDGET_SCRIPT, Visit, load_fetcher
 
 HERE = Path(__file__).resolve().parent
-
-
-def jupyter_book() -> str:
-    """The ``jupyter-book`` command of the Python running the tests."""
-    beside_python = Path(sys.executable).parent / "jupyter-book"
-    return str(beside_python) if beside_python.exists() else shutil.which("jupyter-book")
 
 
 @pytest.fixture(scope="session")
@@ -39,13 +32,7 @@ def fixture_book_site(tmp_path_factory) -> Path:
     source = tmp_path_factory.mktemp("fixture") / "fixture_book"
     shutil.copytree(HERE / "fixture_book", source)
     shutil.copy(HERE / "tiny_bpe.py", source)  # the notebooks import it from their own folder
-    # The same strictness as `make book`: a warning fails the build.
-    result = subprocess.run(
-        [jupyter_book(), "build", str(source), "-W", "-n", "--keep-going"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = build_book(source)  # as strict as `make book`: a warning fails the build
     assert result.returncode == 0, f"fixture book failed to build:\n{result.stdout[-4000:]}"
     return source / "_build" / "html"
 

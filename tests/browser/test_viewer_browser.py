@@ -8,12 +8,11 @@ configuration, which pins the widget JavaScript). Its page shows a text that con
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
+from notebook_paths import build_book
 
 from book.encodings import get_encoding
 from book.show.viewer import DEFAULT_TOKENIZERS
@@ -71,20 +70,7 @@ def build_viewer_book(scratch: Path) -> Path:
         },
     )
     nbformat.write(notebook, source / "viewer.ipynb")
-    jupyter_book = Path(sys.executable).parent / "jupyter-book"
-    result = subprocess.run(
-        [
-            str(jupyter_book if jupyter_book.exists() else shutil.which("jupyter-book")),
-            "build",
-            str(source),
-            "-W",
-            "-n",
-            "--keep-going",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = build_book(source)
     assert result.returncode == 0, f"viewer book failed to build:\n{result.stdout[-4000:]}"
     return source / "_build" / "html"
 
