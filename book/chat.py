@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from book.tokenizers.regex_bpe import RegexTokenizer, special_token_regex  # noqa: F401 (examples)
+from book.tokenizers.bpe.regex_bpe import RegexTokenizer, special_token_regex  # noqa: F401 (examples)
 
 __all__ = [
     "Trusted",

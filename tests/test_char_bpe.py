@@ -1,4 +1,4 @@
-"""Tests of the character-level BPE (book.tokenizers.char_bpe) and the walkthroughs' examples.
+"""Tests of the character-level BPE (book.tokenizers.bpe.char_bpe) and the walkthroughs' examples.
 
 Each walkthrough example is run twice where it matters: on the article's own terms (its own
 end-of-word marker, or none) to check its claims, and with this book's tokenizer (``</w>``).
@@ -18,7 +18,7 @@ from book import walkthroughs
 from book.analysis.curves import tokens_after_merges
 from book.show import showcase
 from book.tokenizers import UNK, Tokenizer
-from book.tokenizers.char_bpe import (
+from book.tokenizers.bpe.char_bpe import (
     END_OF_WORD,
     CharBPE,
     apply_merges,
@@ -29,8 +29,8 @@ from book.tokenizers.char_bpe import (
     pair_counts,
     word_freqs,
 )
+from book.tokenizers.bpe.trace import Step
 from book.tokenizers.errors import UnknownIdError, UnknownTokenError
-from book.tokenizers.trace import Step
 
 
 def train(data, num_merges: int, *, unk: bool = False, tie_break: str = "first") -> CharBPE:
@@ -569,7 +569,7 @@ def naive_merges(freqs, num_merges: int, tie_break: str = "first", marker="</w>"
     """The reference: ``learn_merges`` (count everything, merge the best, repeat)."""
     if tie_break == "first":
         return learn_merges(initial_splits(freqs, end_of_word=marker), freqs, num_merges)[0]
-    from book.tokenizers.bpe_core import joined, train_naive
+    from book.tokenizers.bpe.core import joined, train_naive
 
     splits = initial_splits(freqs, end_of_word=marker)
     sequences = {splits[word]: freq for word, freq in freqs.items()}
@@ -586,8 +586,8 @@ def test_fast_training_learns_what_the_naive_loop_learns(freqs, num_merges, tie_
 @settings(max_examples=100, deadline=None)
 @given(WORD_FREQS, st.integers(0, 30), st.sampled_from([None, "_"]))
 def test_fast_trainer_with_another_marker_or_none(freqs, num_merges, marker):
-    from book.tokenizers.bpe_core import joined
-    from book.tokenizers.bpe_train import train_merges
+    from book.tokenizers.bpe.core import joined
+    from book.tokenizers.bpe.train import train_merges
 
     splits = initial_splits(freqs, end_of_word=marker)
     sequences = {splits[word]: freq for word, freq in freqs.items()}

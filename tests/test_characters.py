@@ -1,4 +1,4 @@
-"""Tests of the character tokenizer (book.tokenizers.characters) and the shared errors."""
+"""Tests of the character tokenizer (book.tokenizers.basic.characters) and the shared errors."""
 
 import pytest
 from hypothesis import given

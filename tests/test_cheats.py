@@ -203,7 +203,7 @@ def _chapter02(tmp_path: Path, answer: str) -> Path:
     "answer, named",
     [
         (
-            "from book.tokenizers.characters import CharTokenizer\n"
+            "from book.tokenizers.basic.characters import CharTokenizer\n"
             "    return CharTokenizer.train(text).chars",
             "using book.tokenizers.characters.CharTokenizer",
         ),

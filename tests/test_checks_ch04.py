@@ -12,7 +12,7 @@ from book.checks.ch04 import (
     train_reference,
     wrong_counts_reference,
 )
-from book.tokenizers.char_bpe import initial_splits, merge_pair, merge_symbols, pair_counts
+from book.tokenizers.bpe.char_bpe import initial_splits, merge_pair, merge_symbols, pair_counts
 
 
 def test_right_answers_pass(capsys):

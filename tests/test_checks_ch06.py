@@ -15,9 +15,9 @@ from book.checks.ch06 import (
     read_gpt2_reference,
 )
 from book.encodings import get_encoding
-from book.tokenizers.gpt2_files import merges_text, vocab_text
-from book.tokenizers.patterns import CL100K_PATTERN, GPT2_PATTERN
-from book.tokenizers.regex_bpe import RegexTokenizer
+from book.tokenizers.bpe.patterns import CL100K_PATTERN, GPT2_PATTERN
+from book.tokenizers.bpe.regex_bpe import RegexTokenizer
+from book.tokenizers.formats.gpt2_files import merges_text, vocab_text
 
 
 def test_right_answers_pass(capsys):

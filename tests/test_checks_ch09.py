@@ -32,7 +32,7 @@ from book.checks.ch09 import (
     tiktoken_ranks_reference,
 )
 from book.tokenizers import RegexTokenizer
-from book.tokenizers.pretokenize import training_chunk_counts
+from book.tokenizers.bpe.pretokenize import training_chunk_counts
 
 # --- right answers (written as the solutions notebook writes them) -------------------------------
 

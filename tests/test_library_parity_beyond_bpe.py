@@ -30,11 +30,11 @@ from parity_corpus import TEXTS as PARITY_TEXTS
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
 from book import corpora
-from book.tokenizers import bert_pretokenizer as bert
-from book.tokenizers.bert_pretokenizer import BertPreTokenizer
-from book.tokenizers.protobuf import as_float, fields
-from book.tokenizers.unigram import Unigram
-from book.tokenizers.wordpiece import BERT_SPECIALS, WordPiece
+from book.tokenizers.formats.protobuf import as_float, fields
+from book.tokenizers.unigram.unigram import Unigram
+from book.tokenizers.wordpiece import normalizer as bert
+from book.tokenizers.wordpiece.normalizer import BertPreTokenizer
+from book.tokenizers.wordpiece.wordpiece import BERT_SPECIALS, WordPiece
 
 # Library parity and whole-corpus runs: make test runs them, make test-fast does not.
 pytestmark = pytest.mark.slow

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from book.encodings import get_encoding
 from book.show import showcase
-from book.tokenizers.patterns import split
+from book.tokenizers.bpe.patterns import split
 
 
 def is_whole_text(piece: bytes) -> bool:

@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 from book import corpora
 from book.tokenizers import Tokenizer
 from book.tokenizers.errors import UnknownIdError
-from book.tokenizers.lattice import (
+from book.tokenizers.formats.protobuf import ProtobufError, fields, read_varint
+from book.tokenizers.formats.sentencepiece_model import ModelFileError, parse_model
+from book.tokenizers.unigram.lattice import (
     build_lattice,
     marginals,
     nbest,
@@ -25,11 +27,8 @@ from book.tokenizers.lattice import (
     sample_path,
     viterbi,
 )
-from book.tokenizers.protobuf import ProtobufError, fields, read_varint
-from book.tokenizers.sentencepiece_model import ModelFileError, parse_model
-from book.tokenizers.sentencepiece_text import decode_bytes, normalize
-from book.tokenizers.unigram import Unigram
-from book.tokenizers.unigram_train import (
+from book.tokenizers.unigram.sentencepiece_text import decode_bytes, normalize
+from book.tokenizers.unigram.train import (
     digamma,
     e_step,
     is_valid_piece,
@@ -37,6 +36,7 @@ from book.tokenizers.unigram_train import (
     split_words,
     train_pieces,
 )
+from book.tokenizers.unigram.unigram import Unigram
 
 SCORES = {
     "▁": -2.0,

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from book import corpora
 from book.tokenizers import Tokenizer
-from book.tokenizers.bert_pretokenizer import (
+from book.tokenizers.errors import UnknownIdError
+from book.tokenizers.wordpiece.normalizer import (
     BertPreTokenizer,
     clean_text,
     is_punctuation,
@@ -19,8 +20,7 @@ from book.tokenizers.bert_pretokenizer import (
     split_words,
     strip_accents,
 )
-from book.tokenizers.errors import UnknownIdError
-from book.tokenizers.wordpiece import (
+from book.tokenizers.wordpiece.wordpiece import (
     BERT_SPECIALS,
     WordPiece,
     greedy_longest_match,

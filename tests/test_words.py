@@ -1,4 +1,4 @@
-"""Tests of the word tokenizer and its helpers (book.tokenizers.words)."""
+"""Tests of the word tokenizer and its helpers (book.tokenizers.basic.words)."""
 
 import pytest
 from hypothesis import assume, given
@@ -6,14 +6,14 @@ from hypothesis import strategies as st
 
 from book.analysis import oov_curve, oov_rate
 from book.tokenizers.base import UNK
-from book.tokenizers.errors import UnknownIdError, UnknownTokenError
-from book.tokenizers.words import (
+from book.tokenizers.basic.words import (
     WordTokenizer,
     split_whitespace,
     split_words,
     vocab_from_counts,
     word_counts,
 )
+from book.tokenizers.errors import UnknownIdError, UnknownTokenError
 
 SENTENCE = "the cat sat on the mat"
 

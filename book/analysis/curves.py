@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from book.tokenizers.bpe_core import Merge
-from book.tokenizers.char_bpe import END_OF_WORD, initial_splits, merge_symbols
+from book.tokenizers.bpe.char_bpe import END_OF_WORD, initial_splits, merge_symbols
+from book.tokenizers.bpe.core import Merge
 
 
 def checked_checkpoints(checkpoints: Iterable[int], n_merges: int) -> list[int]:

@@ -20,14 +20,14 @@ from book import corpora, walkthroughs
 from book.checks.cases import Cases, check_on_cases, judge_calls, outcome
 from book.checks.core import Case
 from book.checks.spec import Call, Task, random_text
-from book.tokenizers.bpe_core import joined, train_naive
-from book.tokenizers.char_bpe import (
+from book.tokenizers.bpe.char_bpe import (
     apply_merges,
     initial_splits,
     merge_pair,
     pair_counts,
     word_freqs,
 )
+from book.tokenizers.bpe.core import joined, train_naive
 
 TIES = {"zy": 1, "ab": 1, "yz": 1, "ba": 1}  # every pair ties: first seen ('z', 'y'), greatest too
 LATE_TIE = {"xa": 2, "ab": 1, "ba": 3, "cab": 1}  # ties appear only after some merges

@@ -21,8 +21,8 @@ from book.analysis.compression import bytes_per_token_curve
 from book.checks.cases import Cases, check_on_cases, judge_calls, outcome
 from book.checks.core import Case
 from book.checks.spec import Call, Task, random_text, window
-from book.tokenizers.bpe_core import build_vocab, get_pair_counts, merge
-from book.tokenizers.byte_bpe import ByteTokenizer
+from book.tokenizers.bpe.byte_bpe import ByteTokenizer
+from book.tokenizers.bpe.core import build_vocab, get_pair_counts, merge
 
 TIES = "zy ab yz ba"  # every pair occurs once: the first one seen, (z, y), must win
 OVERLAP = "aaaa aaab baaa"

@@ -1,5 +1,6 @@
-"""Checks of exercises/06_pretokenization.ipynb. The references are book.tokenizers.regex_bpe,
-book.tokenizers.gpt2_files and, for the last task, tiktoken itself (offline, book.encodings).
+"""Checks of exercises/06_pretokenization.ipynb. The references are
+book.tokenizers.bpe.regex_bpe, book.tokenizers.formats.gpt2_files and, for the last task,
+tiktoken itself (offline, book.encodings).
 
 Every task is a variant, an extension or a measurement of the chapter's code: a split pattern
 that groups digits from the right, the learned tokens that cross chunk boundaries, an encoder
@@ -23,11 +24,16 @@ from book.checks.cases import Cases, case_label, check_on_cases, judge_calls, ou
 from book.checks.core import Case, check_cases, equal
 from book.checks.spec import Call, Task, random_text, window
 from book.encodings import get_encoding
-from book.tokenizers.bpe_core import merge_lowest_rank
-from book.tokenizers.byte_bpe import ByteTokenizer
-from book.tokenizers.gpt2_files import MERGES_HEADER, merges_text, token_bytes_of, vocab_text
-from book.tokenizers.patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, split
-from book.tokenizers.regex_bpe import RegexTokenizer
+from book.tokenizers.bpe.byte_bpe import ByteTokenizer
+from book.tokenizers.bpe.core import merge_lowest_rank
+from book.tokenizers.bpe.patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, split
+from book.tokenizers.bpe.regex_bpe import RegexTokenizer
+from book.tokenizers.formats.gpt2_files import (
+    MERGES_HEADER,
+    merges_text,
+    token_bytes_of,
+    vocab_text,
+)
 
 WORDS_ONLY = r"\s*\S+|\s+"  # a made-up pattern: a word with the whitespace before it
 PATTERNS = {
@@ -427,9 +433,9 @@ def check_encode_ranks(encode_ranks) -> None:
 # The notebook uses ByteTokenizer (chapter 05), the patterns and tiktoken's ranks; the regex
 # tokenizer and GPT-2's file format are the answers.
 REFERENCE = (
-    "book.tokenizers.regex_bpe",
-    "book.tokenizers.pretokenize",
-    "book.tokenizers.gpt2_files",
+    "book.tokenizers.bpe.regex_bpe",
+    "book.tokenizers.bpe.pretokenize",
+    "book.tokenizers.formats.gpt2_files",
     "book.chat",
     "book.analysis",
 )

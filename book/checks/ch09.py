@@ -26,11 +26,11 @@ from book.checks.cases import Cases, outcome, short_arg
 from book.checks.core import Case, check_cases, equal, show
 from book.checks.spec import Call, Task, random_text
 from book.encodings import get_encoding
-from book.tokenizers.bpe_core import build_vocab
-from book.tokenizers.bpe_train import train_merges
-from book.tokenizers.patterns import GPT2_PATTERN
-from book.tokenizers.pretokenize import training_chunk_counts
-from book.tokenizers.regex_bpe import RegexTokenizer
+from book.tokenizers.bpe.core import build_vocab
+from book.tokenizers.bpe.patterns import GPT2_PATTERN
+from book.tokenizers.bpe.pretokenize import training_chunk_counts
+from book.tokenizers.bpe.regex_bpe import RegexTokenizer
+from book.tokenizers.bpe.train import train_merges
 
 PiecePair = tuple[bytes, bytes]
 EOT = "<|endoftext|>"

@@ -21,9 +21,9 @@ from book import corpora
 from book.checks.cases import Cases, check_on_cases, judge_calls
 from book.checks.core import equal
 from book.checks.spec import Call, Raises, Task
-from book.tokenizers.bert_pretokenizer import BertPreTokenizer
-from book.tokenizers.unigram import Unigram
-from book.tokenizers.wordpiece import WordPiece, split_word
+from book.tokenizers.unigram.unigram import Unigram
+from book.tokenizers.wordpiece.normalizer import BertPreTokenizer
+from book.tokenizers.wordpiece.wordpiece import WordPiece, split_word
 
 COURSE_WORDS = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
 # The course's Unigram example: every strict substring of its five words, counted in them.

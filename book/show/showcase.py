@@ -12,9 +12,9 @@ from __future__ import annotations
 import functools
 
 from book import corpora
-from book.tokenizers.byte_bpe import ByteTokenizer
-from book.tokenizers.char_bpe import CharBPE
-from book.tokenizers.regex_bpe import RegexTokenizer
+from book.tokenizers.bpe.byte_bpe import ByteTokenizer
+from book.tokenizers.bpe.char_bpe import CharBPE
+from book.tokenizers.bpe.regex_bpe import RegexTokenizer
 
 # Chapter 04: how many merges to learn from corpora.english("train"), and the stepper's text
 # (from The Tempest, the held-out play; every character of it occurs in training).

@@ -21,14 +21,14 @@ One interface, :class:`Tokenizer` (``base``), and the book's tokenizers, each a 
 """
 
 from book.tokenizers.base import UNK, Tokenizer
-from book.tokenizers.bpe_train import train_bpe
-from book.tokenizers.byte_bpe import ByteTokenizer
-from book.tokenizers.char_bpe import CharBPE
-from book.tokenizers.characters import CharTokenizer
-from book.tokenizers.regex_bpe import RegexTokenizer
-from book.tokenizers.unigram import Unigram
-from book.tokenizers.wordpiece import WordPiece
-from book.tokenizers.words import WordTokenizer
+from book.tokenizers.basic.characters import CharTokenizer
+from book.tokenizers.basic.words import WordTokenizer
+from book.tokenizers.bpe.byte_bpe import ByteTokenizer
+from book.tokenizers.bpe.char_bpe import CharBPE
+from book.tokenizers.bpe.regex_bpe import RegexTokenizer
+from book.tokenizers.bpe.train import train_bpe
+from book.tokenizers.unigram.unigram import Unigram
+from book.tokenizers.wordpiece.wordpiece import WordPiece
 
 __all__ = [
     "UNK",

@@ -35,7 +35,7 @@ from book.show.showcase import (
     parallel_byte_bpe,
     tiktoken_regex_bpe,
 )
-from book.tokenizers.trace import Step
+from book.tokenizers.bpe.trace import Step
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

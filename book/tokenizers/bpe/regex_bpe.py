@@ -21,9 +21,11 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
-from book.tokenizers import streaming
 from book.tokenizers.base import check_train_vocab_size
-from book.tokenizers.bpe_core import (
+from book.tokenizers.bpe import streaming
+from book.tokenizers.bpe.byte_bpe import ByteTokenizer
+from book.tokenizers.bpe.convert import model_from_vocab_merges, recover_merges, vocab_and_merges
+from book.tokenizers.bpe.core import (
     N_BYTES,
     Merge,
     TieBreak,
@@ -32,21 +34,19 @@ from book.tokenizers.bpe_core import (
     surrogate_error,
     trace_chunks,
 )
-from book.tokenizers.bpe_file import read_bpe_file, write_bpe_file
-from book.tokenizers.bpe_train import train_merges
-from book.tokenizers.bpe_vocab import model_from_vocab_merges, recover_merges, vocab_and_merges
-from book.tokenizers.byte_bpe import ByteTokenizer
-from book.tokenizers.errors import BPEFileError, DisallowedSpecialTokenError
-from book.tokenizers.gpt2_files import read_gpt2_files, write_gpt2_files
-from book.tokenizers.patterns import (
+from book.tokenizers.bpe.patterns import (
     CL100K_PATTERN,
     GPT2_PATTERN,
     check_special_names,
     compile_pattern,
     special_token_regex,
 )
-from book.tokenizers.pretokenize import training_chunk_counts
-from book.tokenizers.trace import Step
+from book.tokenizers.bpe.pretokenize import training_chunk_counts
+from book.tokenizers.bpe.trace import Step
+from book.tokenizers.bpe.train import train_merges
+from book.tokenizers.errors import BPEFileError, DisallowedSpecialTokenError
+from book.tokenizers.formats.bpe_file import read_bpe_file, write_bpe_file
+from book.tokenizers.formats.gpt2_files import read_gpt2_files, write_gpt2_files
 
 __all__ = ["RegexTokenizer", "recover_merges", "special_token_regex"]
 
@@ -331,7 +331,7 @@ class RegexTokenizer(ByteTokenizer):
 
         The same ids as ``encode`` of the whole; memory is bounded by the longest stretch of
         text without a place to cut (a line, usually), never by the whole text. See
-        :mod:`book.tokenizers.streaming`.
+        :mod:`book.tokenizers.bpe.streaming`.
 
         >>> tok = RegexTokenizer.train("low lower lowest", 260)
         >>> list(tok.encode_iterable(["low lo", "wer"])) == tok.encode("low lower")
@@ -360,7 +360,7 @@ class RegexTokenizer(ByteTokenizer):
         return trace_chunks(chunks, self.merges, self.vocab.__getitem__, self.new_ids)
 
     def save(self, path: str | Path) -> None:
-        """Write the tokenizer as a plain-text file (format in :mod:`book.tokenizers.bpe_file`)."""
+        """Write the tokenizer as the book's file (:mod:`book.tokenizers.formats.bpe_file`)."""
         write_bpe_file(
             path, self.pattern, self.special_tokens, self.byte_ids, self.merges, self.new_ids
         )

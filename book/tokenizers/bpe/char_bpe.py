@@ -9,7 +9,7 @@ Tie-breaking (the book's rule): the most frequent pair wins; among equally frequ
 one that occurs first in the training data wins. ``pair_counts`` builds its dict in order of
 first occurrence, and ``max`` returns the first of several equal maxima, so this is simply
 ``max(counts, key=counts.get)``. The functions below are the chapter's steps, on the one BPE
-core (:mod:`book.tokenizers.bpe_core`); ``CharBPE.train`` runs the core's fast trainer.
+core (:mod:`book.tokenizers.bpe.core`); ``CharBPE.train`` runs the core's fast trainer.
 
 >>> freqs = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
 >>> bpe = CharBPE.train(freqs, vocab_size=12)  # 7 characters, </w>, 4 merges
@@ -29,7 +29,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from book.tokenizers.base import UNK, check_train_vocab_size
-from book.tokenizers.bpe_core import (
+from book.tokenizers.basic.characters import describe_char
+from book.tokenizers.bpe.core import (
     Merge,
     Pair,
     TieBreak,
@@ -40,10 +41,9 @@ from book.tokenizers.bpe_core import (
     trace_chunks,
     train_naive,
 )
-from book.tokenizers.bpe_train import train_merges
-from book.tokenizers.characters import describe_char
+from book.tokenizers.bpe.trace import Step
+from book.tokenizers.bpe.train import train_merges
 from book.tokenizers.errors import UnknownTokenError, tokens_for_ids
-from book.tokenizers.trace import Step
 
 END_OF_WORD = "</w>"
 

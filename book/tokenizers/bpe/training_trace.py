@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from book.tokenizers.char_bpe import initial_splits, merge_pair, pair_counts, word_freqs
-from book.tokenizers.trace import Piece
+from book.tokenizers.bpe.char_bpe import initial_splits, merge_pair, pair_counts, word_freqs
+from book.tokenizers.bpe.trace import Piece
 
 TIE_BREAK_RULE = "the most frequent pair wins; among equally frequent pairs, the first in the data"
 

@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import regex
 
-from book.tokenizers.bpe_core import N_BYTES, Merge, Pair, identity_byte_ids
+from book.tokenizers.bpe.core import N_BYTES, Merge, Pair, identity_byte_ids
 from book.tokenizers.errors import BPEFileError
 
 FORMAT_HEADER = "tokenization-from-scratch bpe v1"

@@ -14,7 +14,7 @@
    and the highest-scoring pieces.
 
 Training sees words: the text's lines are normalized (``▁`` for spaces, see
-:mod:`book.tokenizers.sentencepiece_text`) and cut before each ``▁``, so ``▁the`` is a word.
+:mod:`book.tokenizers.unigram.sentencepiece_text`) and cut before each ``▁``, so ``▁the`` is a word.
 
 >>> text = "the cat sat on the mat\\nthe hat sat\\nthe cat ate the hat\\n" * 3
 >>> [p.piece for p in train_pieces(text, 20)]
@@ -29,7 +29,8 @@ from collections import Counter
 from collections.abc import Iterable
 
 from book.tokenizers.base import check_train_vocab_size
-from book.tokenizers.lattice import (
+from book.tokenizers.formats.sentencepiece_model import ModelPiece
+from book.tokenizers.unigram.lattice import (
     PieceTable,
     build_lattice,
     f32,
@@ -39,9 +40,8 @@ from book.tokenizers.lattice import (
     piece_table,
     viterbi,
 )
-from book.tokenizers.scripts import script
-from book.tokenizers.sentencepiece_model import ModelPiece
-from book.tokenizers.sentencepiece_text import SPACE, byte_piece, normalize
+from book.tokenizers.unigram.scripts import script
+from book.tokenizers.unigram.sentencepiece_text import SPACE, byte_piece, normalize
 
 UNK_CHAR = "\u2585"  # stands for a character too rare to keep (SentencePiece uses the same)
 BOUNDARY = "\x1f"  # SentencePiece's pre-tokenization boundary: never part of a piece

@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from book.tokenizers.bert_pretokenizer import BertPreTokenizer
 from book.tokenizers.errors import tokens_for_ids
-from book.tokenizers.wordpiece_train import (
+from book.tokenizers.wordpiece.normalizer import BertPreTokenizer
+from book.tokenizers.wordpiece.train import (
     PREFIX,
     UNK_TOKEN,
     merge_symbols,

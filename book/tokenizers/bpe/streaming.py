@@ -22,7 +22,7 @@ from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Literal
 
-from book.tokenizers.blocks import (
+from book.tokenizers.bpe.blocks import (
     Block,
     block_size,
     check_workers,
@@ -31,9 +31,9 @@ from book.tokenizers.blocks import (
     map_blocks,
     read_block,
 )
-from book.tokenizers.bpe_core import surrogate_error
+from book.tokenizers.bpe.core import surrogate_error
+from book.tokenizers.bpe.pretokenize import SPACE_CUT_PATTERNS, last_cut
 from book.tokenizers.errors import DisallowedSpecialTokenError
-from book.tokenizers.pretokenize import SPACE_CUT_PATTERNS, last_cut
 
 Specials = Collection[str] | Literal["all"]
 BATCH = 1 << 14  # characters gathered before looking for a cut: one encode call per batch

@@ -5,7 +5,7 @@ token ids for byte-level and regex BPE (chapters 05, 06). Every step here works 
 
 - :func:`get_pair_counts` counts adjacent pairs, :func:`merge` replaces a pair by a new symbol;
 - :func:`best_pair` picks the pair to merge (the tie-break rule), :func:`train_naive` is the
-  obvious trainer built from those three (``book.tokenizers.bpe_train`` is the fast one);
+  obvious trainer built from those three (``book.tokenizers.bpe.train`` is the fast one);
 - :func:`ranks_of`, :func:`replay_merges` and :func:`merge_lowest_rank` encode with merges;
 - :func:`trace_chunks` records each merge that changes a text, for the merge stepper.
 
@@ -31,8 +31,8 @@ import sys
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Literal, TypeAlias, TypeVar
 
+from book.tokenizers.bpe.trace import Piece, Step, initial_step
 from book.tokenizers.errors import InvalidUTF8Error
-from book.tokenizers.trace import Piece, Step, initial_step
 
 S = TypeVar("S", bound=Hashable)  # a symbol: a token id (int) or a token string (str)
 

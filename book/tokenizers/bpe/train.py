@@ -11,7 +11,7 @@ bytes (chapters 05, 06) alike.
 
 >>> train_merges({tuple(b"aaab"): 1, tuple(b"ab"): 1}, 2)
 [((97, 97), 2), ((97, 98), 2)]
->>> from book.tokenizers.bpe_core import joined, train_naive
+>>> from book.tokenizers.bpe.core import joined, train_naive
 >>> words = {("h", "u", "g"): 10, ("p", "u", "g"): 5, ("p", "u", "n"): 12}
 >>> train_merges(words, 3, joined) == train_naive(words, 3, joined)
 True
@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from book.tokenizers.base import check_train_vocab_size
-from book.tokenizers.blocks import (
+from book.tokenizers.bpe.blocks import (
     Block,
     block_size,
     check_workers,
@@ -34,7 +34,7 @@ from book.tokenizers.blocks import (
     map_blocks,
     read_block,
 )
-from book.tokenizers.bpe_core import (
+from book.tokenizers.bpe.core import (
     N_BYTES,
     Merge,
     NewSymbol,
@@ -47,8 +47,8 @@ from book.tokenizers.bpe_core import (
     symbol_bytes,
     weighted,
 )
-from book.tokenizers.patterns import GPT2_PATTERN, check_special_names
-from book.tokenizers.pretokenize import training_chunk_counts
+from book.tokenizers.bpe.patterns import GPT2_PATTERN, check_special_names
+from book.tokenizers.bpe.pretokenize import training_chunk_counts
 
 
 def inverted(data: bytes) -> str:

@@ -23,7 +23,7 @@ from operator import index
 from pathlib import Path
 
 from book.tokenizers.base import check_train_vocab_size
-from book.tokenizers.bpe_core import (
+from book.tokenizers.bpe.core import (
     N_BYTES,
     Merge,
     TieBreak,
@@ -36,10 +36,10 @@ from book.tokenizers.bpe_core import (
     trace_chunks,
     utf8_bytes,
 )
-from book.tokenizers.bpe_file import read_bpe_file, write_bpe_file
-from book.tokenizers.bpe_train import train_merges
+from book.tokenizers.bpe.trace import Step
+from book.tokenizers.bpe.train import train_merges
 from book.tokenizers.errors import BPEFileError, UnknownIdError
-from book.tokenizers.trace import Step
+from book.tokenizers.formats.bpe_file import read_bpe_file, write_bpe_file
 
 
 class ByteTokenizer:
@@ -148,7 +148,7 @@ class ByteTokenizer:
         return trace_chunks(chunks, self.merges, self.vocab.__getitem__, self.new_ids)
 
     def save(self, path: str | Path) -> None:
-        """Write the tokenizer as a plain-text file (format in :mod:`book.tokenizers.bpe_file`)."""
+        """Write the tokenizer as the book's file (:mod:`book.tokenizers.formats.bpe_file`)."""
         write_bpe_file(path, None, {}, self.byte_ids, self.merges, self.new_ids)
 
     @classmethod

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 
-from book.tokenizers.protobuf import (
+from book.tokenizers.formats.protobuf import (
     FIXED32,
     LENGTH_DELIMITED,
     VARINT,

@@ -2,9 +2,9 @@
 
 A Unigram model is a vocabulary of pieces, each with a score, its log-probability. The
 probability of a segmentation is the product of its pieces' probabilities, and encoding picks
-the most probable segmentation (Viterbi, :mod:`book.tokenizers.lattice`). Nothing is merged:
+the most probable segmentation (Viterbi, :mod:`book.tokenizers.unigram.lattice`). Nothing is merged:
 the same vocabulary also gives the n best segmentations and random ones (subword
-regularisation). SentencePiece's conventions (:mod:`book.tokenizers.sentencepiece_text`): no
+regularisation). SentencePiece's conventions (:mod:`book.tokenizers.unigram.sentencepiece_text`): no
 pre-tokenization, spaces written ``▁``, a character without a piece becomes ``<unk>`` or, with
 byte fallback, the pieces ``<0x..>`` of its UTF-8 bytes.
 
@@ -18,7 +18,7 @@ byte fallback, the pieces ``<0x..>`` of its UTF-8 bytes.
 ``Unigram.from_sentencepiece(path)`` reads a model trained by SentencePiece (a Unigram model with
 the identity normalization rule) and then segments text exactly as SentencePiece does, and
 ``Unigram.train(text, vocab_size)`` learns a vocabulary by EM
-(:mod:`book.tokenizers.unigram_train`).
+(:mod:`book.tokenizers.unigram.train`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from collections.abc import Iterable, Sequence
 from os import PathLike
 
 from book.tokenizers.errors import tokens_for_ids
-from book.tokenizers.lattice import (
+from book.tokenizers.formats.sentencepiece_model import ModelFileError, ModelPiece, read_model
+from book.tokenizers.unigram.lattice import (
     Lattice,
     Node,
     build_lattice,
@@ -39,8 +40,7 @@ from book.tokenizers.lattice import (
     sample_path,
     viterbi,
 )
-from book.tokenizers.sentencepiece_model import ModelFileError, ModelPiece, read_model
-from book.tokenizers.sentencepiece_text import (
+from book.tokenizers.unigram.sentencepiece_text import (
     SPACE,
     UNK_SURFACE,
     byte_piece,
@@ -256,7 +256,7 @@ class Unigram:
         ``byte_fallback=True``, and the learned pieces. Options: see
         :func:`book.tokenizers.unigram_train.train_pieces`.
         """
-        from book.tokenizers.unigram_train import train_pieces
+        from book.tokenizers.unigram.train import train_pieces
 
         byte_fallback = options.get("byte_fallback", False)
         pieces = train_pieces(text, vocab_size, **options)
