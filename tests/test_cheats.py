@@ -204,11 +204,12 @@ def _chapter02(tmp_path: Path, answer: str) -> Path:
     [
         (
             "from book.tokenizers.basic.characters import CharTokenizer\n"
-            "    return CharTokenizer.train(text).chars",
-            "using book.tokenizers.characters.CharTokenizer",
+            "    return CharTokenizer.train(text).alphabet",
+            "using book.tokenizers.basic.characters.CharTokenizer",
         ),
         (
-            "from book.tokenizers import CharTokenizer\n    return CharTokenizer.train(text).chars",
+            "from book.tokenizers import CharTokenizer\n"
+            "    return CharTokenizer.train(text).alphabet",
             "book.tokenizers.CharTokenizer",
         ),
     ],

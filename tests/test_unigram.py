@@ -33,7 +33,7 @@ from book.tokenizers.unigram.train import (
     e_step,
     is_valid_piece,
     required_chars,
-    split_words,
+    sentence_words,
     train_pieces,
 )
 from book.tokenizers.unigram.unigram import Unigram
@@ -147,7 +147,7 @@ def test_unknown_characters_merge_or_fall_back_to_bytes():
     )
     assert fallback.tokenize("a é") == ["▁a", "▁", "<0xC3>", "<0xA9>"]
     assert fallback.decode(fallback.encode("a é🦙 a")) == "a é🦙 a"
-    assert fallback.token_bytes(fallback.piece_to_id("<0xC3>")) == b"\xc3"
+    assert fallback.token_bytes(fallback.token_to_id["<0xC3>"]) == b"\xc3"
 
 
 def test_decode_shows_cut_characters_as_sentencepiece_does():
@@ -265,7 +265,7 @@ def test_digamma():
 
 def test_training_inputs():
     counts = Counter({"▁the▁cat": 2, "▁the": 1})
-    assert split_words(counts) == Counter({"▁the": 3, "▁cat": 2})
+    assert sentence_words(counts) == Counter({"▁the": 3, "▁cat": 2})
     # the pre-tokenization boundary U+001F is never kept; a tab is a character like any other
     assert required_chars(Counter({"▁a\x1fb\t": 10, "▁c": 1}), 1.0) == {
         "▁": 11,

@@ -129,7 +129,7 @@ def oov_rate(vocab: WordTokenizer | Collection[str], words: Iterable[str]) -> fl
     0.25
     """
     if isinstance(vocab, WordTokenizer):
-        known = vocab.stoi
+        known = {word for word, i in vocab.token_to_id.items() if i != vocab.unk_id}
         words = (word.lower() for word in words) if vocab.lowercase else words
     else:
         known = vocab if isinstance(vocab, (set, frozenset, dict)) else set(vocab)

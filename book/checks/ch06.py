@@ -25,7 +25,8 @@ from book.checks.core import Case, check_cases, equal
 from book.checks.spec import Call, Task, random_text, window
 from book.encodings import get_encoding
 from book.tokenizers.bpe.byte_bpe import ByteTokenizer
-from book.tokenizers.bpe.core import merge_lowest_rank
+from book.tokenizers.bpe.convert import encode_with_ranks
+from book.tokenizers.bpe.core import merge_lowest_rank, ranks_of
 from book.tokenizers.bpe.patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, split
 from book.tokenizers.bpe.regex_bpe import RegexTokenizer
 from book.tokenizers.formats.gpt2_files import (
@@ -95,16 +96,9 @@ def _trained(text: str, vocab_size: int, pattern_name: str) -> RegexTokenizer:
     return RegexTokenizer.train(text, vocab_size, pattern=PATTERNS[pattern_name])
 
 
-def ranks_of(tokenizer: RegexTokenizer) -> dict[bytes, int]:
-    """A tokenizer's vocabulary as tiktoken-style mergeable ranks {token bytes: id}."""
+def mergeable_ranks(tokenizer: RegexTokenizer) -> dict[bytes, int]:
+    """A tokenizer's vocabulary as tiktoken's mergeable ranks {token bytes: id}."""
     return {token: token_id for token_id, token in tokenizer.vocab.items()}
-
-
-@cache
-def _gpt2_prefix(n_ranks: int = 3000) -> dict[bytes, int]:
-    """GPT-2's tokens of rank below ``n_ranks``: itself a valid set of mergeable ranks."""
-    ranks = get_encoding("gpt2")._mergeable_ranks
-    return {token: rank for token, rank in ranks.items() if rank < n_ranks}
 
 
 # --- the references ------------------------------------------------------------------------------
@@ -130,7 +124,7 @@ def crossing_reference(vocab: dict[int, bytes], pattern: str) -> list[int]:
 
 def cached_reference(text: str, merges: list, pattern: str, cache_: dict) -> list:
     """[ids, the cache afterwards]: each chunk's ids from the cache, or computed and stored."""
-    ranks = {pair: rank for rank, (pair, _count) in enumerate(merges)}
+    ranks = ranks_of(merges)
     ids: list[int] = []
     for chunk in regex.findall(pattern, text):
         if chunk not in cache_:
@@ -162,21 +156,11 @@ def read_gpt2_reference(vocab_json: str, merges_txt: str) -> tuple[dict[bytes, i
 
 def encode_ranks_reference(text: str, ranks: dict[bytes, int], pattern: str) -> list[int]:
     """tiktoken's algorithm: in each chunk, merge the pair whose joined bytes rank lowest."""
-    ids = []
-    for chunk in regex.findall(pattern, text):
-        parts = [bytes([b]) for b in chunk.encode("utf-8")]
-        while True:
-            found = [
-                (ranks[a + b], i)
-                for i, (a, b) in enumerate(zip(parts, parts[1:]))
-                if a + b in ranks
-            ]
-            if not found:
-                break
-            _rank, i = min(found)  # the lowest rank; the leftmost of equal ones
-            parts[i : i + 2] = [parts[i] + parts[i + 1]]
-        ids += [ranks[part] for part in parts]
-    return ids
+    return [
+        i
+        for chunk in regex.findall(pattern, text)
+        for i in encode_with_ranks(chunk.encode("utf-8"), ranks)
+    ]
 
 
 # --- the cases -----------------------------------------------------------------------------------
@@ -391,7 +375,7 @@ def check_read_gpt2_files(read_gpt2_files) -> None:
 def _encoding_ranks(name: str) -> dict[bytes, int]:
     """The mergeable ranks of an encoding, or of the tokenizer trained on Shakespeare."""
     if name == "trained":
-        return ranks_of(_trained(_english(), 500, "CL100K_PATTERN"))
+        return mergeable_ranks(_trained(_english(), 500, "CL100K_PATTERN"))
     return get_encoding(name)._mergeable_ranks
 
 

@@ -4,7 +4,7 @@ Training needs each distinct chunk once, with how often it occurs: far less work
 text. Special tokens are cut out first, so that no merge crosses or enters one (the text
 between two ``<|endoftext|>`` is trained on as its own document).
 
-A big text is handled in pieces (streamed, or counted by several processes). A piece may
+A big text is handled in parts (streamed, or counted by several processes). A part may
 end only where the chunks of each side, taken alone, are the chunks of the whole:
 :func:`is_cut` says where (before a space that follows a non-space, for OpenAI's patterns).
 

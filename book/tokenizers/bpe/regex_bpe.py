@@ -21,12 +21,11 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
-from book.tokenizers.base import check_train_vocab_size
+from book.tokenizers.base import N_BYTES, check_train_vocab_size
 from book.tokenizers.bpe import streaming
 from book.tokenizers.bpe.byte_bpe import ByteTokenizer
 from book.tokenizers.bpe.convert import model_from_vocab_merges, recover_merges, vocab_and_merges
 from book.tokenizers.bpe.core import (
-    N_BYTES,
     Merge,
     TieBreak,
     merge_lowest_rank,
@@ -207,7 +206,7 @@ class RegexTokenizer(ByteTokenizer):
             token = next(t for t in self.vocab.values() if t not in self._whole_tokens())
             raise ValueError(
                 f"BPE does not turn the bytes of token {token!r} back into that token, but "
-                "tiktoken encodes a piece that is a whole token as that token: the two would "
+                "tiktoken encodes a chunk that is a whole token as that token: the two would "
                 "give different ids. Merges learned by training never do this."
             )
         ranks = {token: token_id for token_id, token in self.vocab.items()}
@@ -322,12 +321,12 @@ class RegexTokenizer(ByteTokenizer):
 
     def encode_iterable(
         self,
-        pieces: Iterable[str],
+        parts: Iterable[str],
         *,
         allowed_special: Collection[str] | Literal["all"] = frozenset(),
         disallowed_special: Collection[str] | Literal["all"] = "all",
     ) -> Iterator[int]:
-        """The ids of ``"".join(pieces)`` (e.g. an open file's lines), yielded lazily.
+        """The ids of ``"".join(parts)`` (e.g. an open file's lines), yielded lazily.
 
         The same ids as ``encode`` of the whole; memory is bounded by the longest stretch of
         text without a place to cut (a line, usually), never by the whole text. See
@@ -337,7 +336,7 @@ class RegexTokenizer(ByteTokenizer):
         >>> list(tok.encode_iterable(["low lo", "wer"])) == tok.encode("low lower")
         True
         """
-        return streaming.encode_iterable(self, pieces, allowed_special, disallowed_special)
+        return streaming.encode_iterable(self, parts, allowed_special, disallowed_special)
 
     def encode_file(
         self,
@@ -435,8 +434,10 @@ class RegexTokenizer(ByteTokenizer):
             )
         return set(names)
 
-    def __repr__(self) -> str:
-        return (
-            f"RegexTokenizer(n_vocab={self.n_vocab}, merges={len(self.merges)}, "
-            f"special_tokens={len(self.special_tokens)}, pattern={self.pattern[:30]!r}...)"
-        )
+    def _describe(self) -> dict[str, object]:
+        pattern = self.pattern if len(self.pattern) <= 30 else self.pattern[:30] + "..."
+        return {
+            "merges": len(self.merges),
+            "special_tokens": len(self.special_tokens),
+            "pattern": pattern,
+        }

@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 
 SPACE = "\u2581"  # ▁, the visible space of SentencePiece pieces
-UNK_SURFACE = " \u2047 "  # what SentencePiece's decoder shows for <unk>: " ⁇ "
 BYTE_PIECE = re.compile(r"<0x([0-9A-F]{2})>")
 
 

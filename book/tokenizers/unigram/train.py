@@ -28,9 +28,10 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 
-from book.tokenizers.base import check_train_vocab_size
+from book.tokenizers.base import N_BYTES, UNK_TOKEN, check_train_vocab_size
 from book.tokenizers.formats.sentencepiece_model import ModelPiece
 from book.tokenizers.unigram.lattice import (
+    UNK_PENALTY,
     PieceTable,
     build_lattice,
     f32,
@@ -46,7 +47,6 @@ from book.tokenizers.unigram.sentencepiece_text import SPACE, byte_piece, normal
 UNK_CHAR = "\u2585"  # stands for a character too rare to keep (SentencePiece uses the same)
 BOUNDARY = "\x1f"  # SentencePiece's pre-tokenization boundary: never part of a piece
 MAX_SENTENCE_BYTES = 4192  # longer lines are skipped, as by SentencePiece's default
-UNK_PENALTY = 10.0
 
 Pieces = list[tuple[str, float]]  # (piece, score) while training
 
@@ -112,10 +112,10 @@ def required_chars(counts: Counter[str], coverage: float) -> dict[str, int]:
     return kept
 
 
-def split_words(counts: Counter[str]) -> Counter[str]:
+def sentence_words(counts: Counter[str]) -> Counter[str]:
     """The words of the sentences, each starting at a ``▁``, with their counts.
 
-    >>> split_words(Counter({"▁the▁cat": 2, "▁the": 1}))
+    >>> sentence_words(Counter({"▁the▁cat": 2, "▁the": 1}))
     Counter({'▁the': 3, '▁cat': 2})
     """
     words: Counter[str] = Counter()
@@ -346,7 +346,7 @@ def train_pieces(
     text: str,
     vocab_size: int,
     *,
-    unk_token: str = "<unk>",
+    unk_token: str = UNK_TOKEN,
     control_tokens: Iterable[str] = (),
     byte_fallback: bool = False,
     character_coverage: float = 0.9995,
@@ -366,7 +366,7 @@ def train_pieces(
         ModelPiece(t, 0.0, "control") for t in control_tokens
     ]
     if byte_fallback:
-        meta += [ModelPiece(byte_piece(b), 0.0, "byte") for b in range(256)]
+        meta += [ModelPiece(byte_piece(b), 0.0, "byte") for b in range(N_BYTES)]
     if not 0.5 <= character_coverage <= 1.0:
         raise ValueError(f"character_coverage must be between 0.5 and 1, got {character_coverage}")
     counts = sentences(text)
@@ -386,7 +386,7 @@ def train_pieces(
     )
     rules = {"split_by_script": split_by_script, "split_by_number": split_by_number}
     pieces = seed_pieces(counts, chars.items(), max_piece_length, seed_size, **rules)
-    words = split_words(counts)
+    words = sentence_words(counts)
     desired = int(vocab_size * 1.1)
     while True:
         for _ in range(num_sub_iterations):

@@ -5,11 +5,10 @@ rule as the Hugging Face course reconstructs it) or count(ab) (``score="frequenc
 rule, which ``tokenizers``' WordPiece trainer uses). The vocabulary is the special tokens, the
 alphabet (first characters and ``##`` characters, sorted), then one entry per merge.
 
-Training is incremental. After a merge only the words holding the pair change, so only their
-symbols and pairs are recounted and only the scores that can change are recomputed: those of
-the pairs in those words and of the pairs sharing a symbol with the merge. Pairs are kept in
-buckets by score, so the best score and its tied pairs are found without scanning them all;
-a tie goes to the pair that occurs first in the training words, the book's rule.
+Training is BPE's fast trainer with the score in place of the count
+(:func:`book.tokenizers.bpe.train.scored_merges`): after a merge only the words holding the
+pair are recounted, and only the scores that can change are computed again. A tie goes to the
+pair that occurs first in the training words, the book's rule.
 
 >>> vocab, merges = train_vocab({"hug": 10, "pug": 5, "hugs": 5}, 9)
 >>> vocab  # the first merge wins a four-way tie at 0.05 by coming first
@@ -18,16 +17,14 @@ a tie goes to the pair that occurs first in the training words, the book's rule.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from book.tokenizers.base import check_train_vocab_size
+from book.tokenizers.bpe.core import Pair
+from book.tokenizers.bpe.train import scored_merges
+from book.tokenizers.wordpiece.model import CONTINUING_SUBWORD_PREFIX
 
-UNK_TOKEN = "[UNK]"
-PREFIX = "##"
-
-Pair = tuple[str, str]
-Merge = tuple[str, str, float]
+Merge = tuple[Pair, float]  # a merged pair and the score that chose it
 
 
 def wordpiece_score(pair_count: int, left_count: int, right_count: int) -> float:
@@ -39,7 +36,19 @@ def wordpiece_score(pair_count: int, left_count: int, right_count: int) -> float
     return pair_count / (left_count * right_count)
 
 
-def split_word(word: str, prefix: str = PREFIX) -> list[str]:
+def frequency_score(pair_count: int, left_count: int, right_count: int) -> float:
+    """BPE's score: the pair's count (as a float, like the likelihood score).
+
+    >>> frequency_score(20, 400, 400)
+    20.0
+    """
+    return float(pair_count)
+
+
+SCORES = {"likelihood": wordpiece_score, "frequency": frequency_score}
+
+
+def split_word(word: str, prefix: str = CONTINUING_SUBWORD_PREFIX) -> list[str]:
     """A word as WordPiece's training starts it: its characters, all but the first prefixed.
 
     >>> split_word("hugs")
@@ -48,105 +57,22 @@ def split_word(word: str, prefix: str = PREFIX) -> list[str]:
     return [word[0]] + [prefix + ch for ch in word[1:]]
 
 
-def merge_symbols(left: str, right: str, prefix: str = PREFIX) -> str:
-    """The symbol a merge makes: ``right`` loses its prefix, ``left`` keeps its own.
+def merged_symbol(pair: Pair, prefix: str = CONTINUING_SUBWORD_PREFIX) -> str:
+    """The symbol a merge makes: the right part loses its prefix, the left keeps its own.
 
-    >>> merge_symbols("h", "##u"), merge_symbols("##g", "##s")
+    >>> merged_symbol(("h", "##u")), merged_symbol(("##g", "##s"))
     ('hu', '##gs')
     """
-    return left + (right[len(prefix) :] if right.startswith(prefix) else right)
-
-
-class PairScores:
-    """Symbol and pair counts over a set of split words, and each pair's score, kept current."""
-
-    def __init__(self, words: Mapping[str, int], splits: dict[str, list[str]], score: str):
-        if score not in ("likelihood", "frequency"):
-            raise ValueError(f"score must be 'likelihood' or 'frequency', got {score!r}")
-        self.words, self.splits, self.score = words, splits, score
-        self.order = {word: i for i, word in enumerate(splits)}  # for the tie-break
-        self.symbols: Counter[str] = Counter()
-        self.pairs: Counter[Pair] = Counter()
-        self.where: dict[Pair, set[str]] = {}  # the words a pair may occur in
-        self.pairs_of: dict[str, set[Pair]] = {}  # the pairs a symbol may be part of
-        self.scores: dict[Pair, float] = {}
-        self.by_score: dict[float, set[Pair]] = {}
-        self.first: dict[Pair, tuple[int, int]] = {}  # first_occurrence, until the pair changes
-        for word in splits:
-            self.count(word, +1)
-        self.rescore(set(self.pairs))
-
-    def count(self, word: str, sign: int) -> set[Pair]:
-        """Add (sign=+1) or remove (-1) one word's symbols and pairs; the pairs it holds."""
-        symbols, n = self.splits[word], sign * self.words[word]
-        for symbol in symbols:
-            self.symbols[symbol] += n
-        pairs = set(zip(symbols, symbols[1:]))
-        for pair in zip(symbols, symbols[1:]):
-            self.pairs[pair] += n
-            self.where.setdefault(pair, set()).add(word)
-            self.pairs_of.setdefault(pair[0], set()).add(pair)
-            self.pairs_of.setdefault(pair[1], set()).add(pair)
-        return pairs
-
-    def rescore(self, pairs: set[Pair]) -> None:
-        """Recompute the scores of ``pairs``, dropping those that no longer occur."""
-        for pair in pairs:
-            self.first.pop(pair, None)  # its words changed: so may its first occurrence
-            old = self.scores.pop(pair, None)
-            if old is not None:
-                self.by_score[old].discard(pair)
-                if not self.by_score[old]:
-                    del self.by_score[old]
-            if self.pairs[pair] <= 0:
-                self.pairs.pop(pair, None)
-                continue
-            left, right = self.symbols[pair[0]], self.symbols[pair[1]]
-            n = self.pairs[pair]
-            new = float(n) if self.score == "frequency" else wordpiece_score(n, left, right)
-            self.scores[pair] = new
-            self.by_score.setdefault(new, set()).add(pair)
-
-    def first_occurrence(self, pair: Pair) -> tuple[int, int]:
-        """(index of the first word holding the pair, position of the pair in that word)."""
-        if pair in self.first:
-            return self.first[pair]
-        found = (len(self.order), 0)
-        for word in self.where[pair]:
-            if self.order[word] < found[0]:
-                symbols = self.splits[word]
-                for i in range(len(symbols) - 1):
-                    if (symbols[i], symbols[i + 1]) == pair:
-                        found = (self.order[word], i)
-                        break
-        self.first[pair] = found
-        return found
-
-    def best(self) -> tuple[Pair, float]:
-        """The pair with the highest score (ties: first in the words) and its score."""
-        top = max(self.by_score)
-        tied = self.by_score[top]
-        pair = next(iter(tied)) if len(tied) == 1 else min(tied, key=self.first_occurrence)
-        return pair, top
-
-    def merge(self, pair: Pair, merged: str) -> None:
-        """Merge ``pair`` into ``merged`` in every word, and update what changed."""
-        changed: set[Pair] = set()
-        for word in self.where.pop(pair, ()):
-            changed |= self.count(word, -1)
-            self.splits[word] = merge_in(self.splits[word], pair, merged)
-            changed |= self.count(word, +1)
-        for symbol in (*pair, merged):
-            changed |= self.pairs_of.get(symbol, set())
-        self.rescore(changed)
+    left, right = pair
+    return left + right.removeprefix(prefix)
 
 
 def train_vocab(
-    words: Mapping[str, int],
+    word_freqs: Mapping[str, int],
     vocab_size: int,
     *,
-    specials: Sequence[str] = (UNK_TOKEN,),
-    prefix: str = PREFIX,
+    special_tokens: Sequence[str] = ("[UNK]",),
+    prefix: str = CONTINUING_SUBWORD_PREFIX,
     score: str = "likelihood",
 ) -> tuple[list[str], list[Merge]]:
     """The vocabulary learned from word counts (in id order), and the merges with their scores.
@@ -154,40 +80,24 @@ def train_vocab(
     Stops at ``vocab_size`` entries (everything counted) or when no pair is left. A merge that
     makes an entry already in the vocabulary adds nothing but still counts as a merge.
     """
-    splits = {word: split_word(word, prefix) for word in words if word}
+    if score not in SCORES:
+        raise ValueError(f"score must be 'likelihood' or 'frequency', got {score!r}")
+    splits = {word: tuple(split_word(word, prefix)) for word in word_freqs if word}
     alphabet = sorted({symbol for symbols in splits.values() for symbol in symbols})
-    vocab = list(dict.fromkeys([*specials, *alphabet]))
+    vocab = list(dict.fromkeys([*special_tokens, *alphabet]))
     check_train_vocab_size(
         vocab_size,
         len(vocab),
-        f"the {len(specials)} special tokens and the {len(alphabet)} "
+        f"the {len(special_tokens)} special tokens and the {len(alphabet)} "
         "characters, with and without the prefix",
     )
-    stats = PairScores(words, splits, score)
+    sequences = {splits[word]: word_freqs[word] for word in splits}
     known, merges = set(vocab), []
-    while len(vocab) < vocab_size and stats.scores:
-        pair, best = stats.best()
-        merged = merge_symbols(*pair, prefix)
-        merges.append((*pair, best))
-        if merged not in known:
-            vocab.append(merged)
-            known.add(merged)
-        stats.merge(pair, merged)
+    found = scored_merges(sequences, SCORES[score], lambda _rank, pair: merged_symbol(pair, prefix))
+    while len(vocab) < vocab_size and (merge := next(found, None)) is not None:
+        merges.append(merge)
+        new = merged_symbol(merge[0], prefix)
+        if new not in known:
+            vocab.append(new)
+            known.add(new)
     return vocab, merges
-
-
-def merge_in(symbols: list[str], pair: Pair, merged: str) -> list[str]:
-    """``symbols`` with each occurrence of ``pair``, left to right, replaced by ``merged``.
-
-    >>> merge_in(["a", "##a", "##a"], ("a", "##a"), "aa")
-    ['aa', '##a']
-    """
-    out, i = [], 0
-    while i < len(symbols):
-        if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
-            out.append(merged)
-            i += 2
-        else:
-            out.append(symbols[i])
-            i += 1
-    return out

@@ -7,89 +7,85 @@ And it encodes differently: it keeps no merge list, only the vocabulary, and cut
 greedily, always taking the longest vocabulary entry that fits; a word it cannot cover
 completely becomes ``[UNK]`` as a whole.
 
+A :class:`WordPiece` runs Hugging Face ``tokenizers``' stages, with their names and defaults:
+a normalizer (none by default, as a ``tokenizers.Tokenizer``; ``BertNormalizer()`` for BERT
+uncased), a pre-tokenizer (``BertPreTokenizer()``), the model (greedy longest match,
+:mod:`~book.tokenizers.wordpiece.model`) and a decoder (``WordPieceDecoder()``). Given the same
+stages and vocabulary as a ``tokenizers`` pipeline, it gives that pipeline's pieces and ids.
+
 >>> tok = WordPiece.from_vocab(["[UNK]", "play", "##ing", "##s", "un", "##play", "##able"])
->>> tok.tokenize("Playing unplayable PLAYS game")
+>>> tok.tokenize("playing unplayable plays game")
 ['play', '##ing', 'un', '##play', '##able', 'play', '##s', '[UNK]']
 >>> tok.decode(tok.encode("playing unplayable"))
 'playing unplayable'
+>>> WordPiece.from_vocab(tok.vocab, normalizer=BertNormalizer()).tokenize("PLAYS")
+['play', '##s']
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from os import PathLike
 
-from book.tokenizers.errors import tokens_for_ids
-from book.tokenizers.wordpiece.normalizer import BertPreTokenizer
-from book.tokenizers.wordpiece.train import (
-    PREFIX,
-    UNK_TOKEN,
-    merge_symbols,
-    split_word,
-    train_vocab,
-    wordpiece_score,
+from book.tokenizers.base import StrVocabulary
+from book.tokenizers.bpe.patterns import special_token_regex
+from book.tokenizers.formats.tokenizer_json import read_tokenizer_json
+from book.tokenizers.wordpiece.decoder import WordPieceDecoder
+from book.tokenizers.wordpiece.model import (
+    CONTINUING_SUBWORD_PREFIX,
+    MAX_INPUT_CHARS_PER_WORD,
+    greedy_longest_match,
 )
+from book.tokenizers.wordpiece.normalizer import BertNormalizer
+from book.tokenizers.wordpiece.pre_tokenizer import BertPreTokenizer
+from book.tokenizers.wordpiece.train import train_vocab
 
-BERT_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
-
-__all__ = [
-    "BERT_SPECIALS",
-    "WordPiece",
-    "greedy_longest_match",
-    "merge_symbols",
-    "split_word",
-    "train_vocab",
-    "wordpiece_score",
-]
+BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+# The default stages (frozen, so one of each serves every tokenizer).
+BERT_PRE_TOKENIZER = BertPreTokenizer()
+WORDPIECE_DECODER = WordPieceDecoder()
 
 
-def greedy_longest_match(
-    word: str,
-    vocab: Mapping[str, int] | set[str],
-    *,
-    unk_token: str = UNK_TOKEN,
-    prefix: str = PREFIX,
-    max_input_chars_per_word: int = 100,
+def words_of(
+    text: str,
+    normalizer: BertNormalizer | None = None,
+    pre_tokenizer: BertPreTokenizer | None = BERT_PRE_TOKENIZER,
 ) -> list[str]:
-    """The pieces of one word: the longest entry that fits, again and again; else ``[unk_token]``.
+    """The words WordPiece cuts: ``text`` normalized, then pre-tokenized.
 
-    A piece after the first is looked up with ``prefix``. If at some point no entry fits, or
-    the word is longer than ``max_input_chars_per_word`` characters, the whole word is unknown.
+    Without a pre-tokenizer the whole (normalized) text is one word, as in ``tokenizers``.
 
-    >>> vocab = {"un", "##aff", "##able", "##a"}
-    >>> greedy_longest_match("unaffable", vocab), greedy_longest_match("unaffable!", vocab)
-    (['un', '##aff', '##able'], ['[UNK]'])
+    >>> words_of("Héllo, WORLD!"), words_of("Héllo, WORLD!", BertNormalizer())
+    (['Héllo', ',', 'WORLD', '!'], ['hello', ',', 'world', '!'])
     """
-    if len(word) > max_input_chars_per_word:
-        return [unk_token]
-    pieces, start = [], 0
-    while start < len(word):
-        for end in range(len(word), start, -1):
-            piece = word[start:end] if start == 0 else prefix + word[start:end]
-            if piece in vocab:
-                pieces.append(piece)
-                start = end
-                break
-        else:
-            return [unk_token]
-    return pieces
+    if normalizer is not None:
+        text = normalizer.normalize_str(text)
+    if pre_tokenizer is None:
+        return [text] if text else []
+    return [word for word, _offsets in pre_tokenizer.pre_tokenize_str(text)]
 
 
-class WordPiece:
-    """A WordPiece tokenizer: a vocabulary (id order), BERT pre-tokenization, greedy matching.
+class WordPiece(StrVocabulary):
+    """A WordPiece tokenizer: a vocabulary in id order, and the stages that use it.
 
-    ``pretokenizer`` turns text into words (default: BERT uncased, i.e. lower-casing and
-    accent stripping; ``BertPreTokenizer(lowercase=False)`` for cased).
+    ``unk_token``, ``continuing_subword_prefix`` and ``max_input_chars_per_word`` are the
+    model's options (``tokenizers``' ``models.WordPiece``, same defaults). ``special_tokens``
+    are matched whole in the raw text before anything else, and ``decode`` leaves them out by
+    default, as ``tokenizers`` does with the added tokens it marks special.
     """
 
     def __init__(
         self,
         vocab: Sequence[str],
         *,
-        unk_token: str = UNK_TOKEN,
-        continuing_subword_prefix: str = PREFIX,
-        max_input_chars_per_word: int = 100,
-        pretokenizer: BertPreTokenizer | None = None,
+        unk_token: str = "[UNK]",
+        continuing_subword_prefix: str = CONTINUING_SUBWORD_PREFIX,
+        max_input_chars_per_word: int = MAX_INPUT_CHARS_PER_WORD,
+        normalizer: BertNormalizer | None = None,
+        pre_tokenizer: BertPreTokenizer | None = BERT_PRE_TOKENIZER,
+        decoder: WordPieceDecoder | None = WORDPIECE_DECODER,
+        special_tokens: Iterable[str] = (),
     ):
         self.vocab = list(vocab)
         if not self.vocab:
@@ -114,26 +110,25 @@ class WordPiece:
             raise ValueError(
                 f"max_input_chars_per_word must be an int >= 1, got {max_input_chars_per_word!r}"
             )
+        self.special_tokens = tuple(special_tokens)
+        missing = [token for token in self.special_tokens if token not in self.token_to_id]
+        if missing:
+            raise ValueError(f"the special tokens {missing} are not in the vocabulary")
         self.unk_token = unk_token
         self.unk_id = self.token_to_id[unk_token]
-        self.prefix = continuing_subword_prefix
+        self.continuing_subword_prefix = continuing_subword_prefix
         self.max_input_chars_per_word = max_input_chars_per_word
-        self.pretokenizer = pretokenizer if pretokenizer is not None else BertPreTokenizer()
-        self.merges: list[tuple[str, str, float]] = []  # filled by train: (left, right, score)
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+        self.decoder = decoder
+        self.merges: list[tuple[tuple[str, str], float]] = []  # filled by train: (pair, score)
 
     @classmethod
-    def from_vocab(
-        cls,
-        vocab: Mapping[str, int] | Sequence[str],
-        unk_token: str = UNK_TOKEN,
-        continuing_subword_prefix: str = PREFIX,
-        max_input_chars_per_word: int = 100,
-        *,
-        pretokenizer: BertPreTokenizer | None = None,
-    ) -> WordPiece:
+    def from_vocab(cls, vocab: Mapping[str, int] | Sequence[str], **options) -> WordPiece:
         """A tokenizer from a vocabulary: a list in id order, or a {token: id} mapping.
 
         A mapping (e.g. ``tokenizers``' ``get_vocab()``) must number its tokens 0, 1, 2, ...
+        ``options`` are those of :class:`WordPiece` (the model's options and the stages).
 
         >>> WordPiece.from_vocab({"[UNK]": 1, "hi": 0}).encode("hi there")
         [0, 1]
@@ -143,12 +138,25 @@ class WordPiece:
             if ids != list(range(len(ids))):
                 raise ValueError("the vocabulary's ids must be 0, 1, ..., n - 1, each once")
             vocab = sorted(vocab, key=vocab.__getitem__)
-        return cls(
-            vocab,
-            unk_token=unk_token,
-            continuing_subword_prefix=continuing_subword_prefix,
-            max_input_chars_per_word=max_input_chars_per_word,
-            pretokenizer=pretokenizer,
+        return cls(vocab, **options)
+
+    @classmethod
+    def from_tokenizer_json(cls, path: str | PathLike) -> WordPiece:
+        """The WordPiece tokenizer saved in a Hugging Face ``tokenizer.json`` (as BERT's are).
+
+        Its vocabulary, model options, normalizer, pre-tokenizer and decoder, and its special
+        added tokens; the format and what this reader accepts are in
+        :mod:`book.tokenizers.formats.tokenizer_json`.
+        """
+        saved = read_tokenizer_json(path)
+        normalizer = None if saved.normalizer is None else BertNormalizer(**saved.normalizer)
+        return cls.from_vocab(
+            saved.vocab,
+            **saved.model,
+            normalizer=normalizer,
+            pre_tokenizer=BERT_PRE_TOKENIZER if saved.pre_tokenizer else None,
+            decoder=None if saved.decoder is None else WordPieceDecoder(**saved.decoder),
+            special_tokens=saved.special_tokens,
         )
 
     @classmethod
@@ -157,55 +165,54 @@ class WordPiece:
         text: str,
         vocab_size: int,
         *,
-        pretokenizer: BertPreTokenizer | None = None,
-        special_tokens: Sequence[str] = BERT_SPECIALS,
-        unk_token: str = UNK_TOKEN,
-        continuing_subword_prefix: str = PREFIX,
+        special_tokens: Sequence[str] = BERT_SPECIAL_TOKENS,
         score: str = "likelihood",
-        max_input_chars_per_word: int = 100,
+        unk_token: str = "[UNK]",
+        continuing_subword_prefix: str = CONTINUING_SUBWORD_PREFIX,
+        normalizer: BertNormalizer | None = None,
+        pre_tokenizer: BertPreTokenizer | None = BERT_PRE_TOKENIZER,
+        **options,
     ) -> WordPiece:
         """Learn a vocabulary of ``vocab_size`` entries from ``text``.
 
         The vocabulary is the special tokens, the alphabet (every first character and every
         ``##`` character of the words, sorted), then one entry per merge, until ``vocab_size``
         entries (everything counted) or no pair is left. ``score="frequency"`` ranks pairs by
-        count instead, as BPE does. Ties: the pair that occurs first in the text wins.
+        count instead, as BPE does. Ties: the pair that occurs first in the text wins. The
+        words are those of ``text`` under the normalizer and pre-tokenizer; the unknown token
+        is added to the special tokens if they lack it. The other ``options`` are those of
+        :class:`WordPiece`.
 
         >>> text = "hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5
         >>> tok = WordPiece.train(text, 15, special_tokens=["[UNK]"])
         >>> tok.merges[0], tok.vocab[8:]
-        (('##g', '##s', 0.05), ['##gs', 'hu', 'hugs', 'hug', 'pu', 'bu', 'bun'])
+        ((('##g', '##s'), 0.05), ['##gs', 'hu', 'hugs', 'hug', 'pu', 'bu', 'bun'])
         >>> tok.tokenize("hugs bun mug")
         ['hugs', 'bun', '[UNK]']
         """
-        pretokenizer = pretokenizer if pretokenizer is not None else BertPreTokenizer()
         specials = list(dict.fromkeys([*special_tokens, unk_token]))
-        words = Counter(pretokenizer(text))
+        word_freqs = Counter(words_of(text, normalizer, pre_tokenizer))
         vocab, merges = train_vocab(
-            words, vocab_size, specials=specials, prefix=continuing_subword_prefix, score=score
+            word_freqs,
+            vocab_size,
+            special_tokens=specials,
+            prefix=continuing_subword_prefix,
+            score=score,
         )
-        tok = cls(
+        stages = {"normalizer": normalizer, "pre_tokenizer": pre_tokenizer}
+        trained = cls(
             vocab,
             unk_token=unk_token,
             continuing_subword_prefix=continuing_subword_prefix,
-            max_input_chars_per_word=max_input_chars_per_word,
-            pretokenizer=pretokenizer,
+            **stages,
+            **options,
         )
-        tok.merges = merges
-        return tok
-
-    @property
-    def n_vocab(self) -> int:
-        """The number of ids (special tokens included)."""
-        return len(self.vocab)
-
-    def token_bytes(self, token_id: int) -> bytes:
-        """The UTF-8 bytes of a vocabulary entry as stored, prefix included (``b"##ing"``)."""
-        return tokens_for_ids(self.vocab, [token_id], self.n_vocab)[0].encode("utf-8")
+        trained.merges = merges
+        return trained
 
     def words(self, text: str) -> list[str]:
-        """The words WordPiece cuts: the text pre-tokenized (``self.pretokenizer``)."""
-        return self.pretokenizer(text)
+        """The words WordPiece cuts: the text normalized, then pre-tokenized."""
+        return words_of(text, self.normalizer, self.pre_tokenizer)
 
     def tokenize_word(self, word: str) -> list[str]:
         """The pieces of one (pre-tokenized) word, by greedy longest match."""
@@ -213,34 +220,51 @@ class WordPiece:
             word,
             self.token_to_id,
             unk_token=self.unk_token,
-            prefix=self.prefix,
+            continuing_subword_prefix=self.continuing_subword_prefix,
             max_input_chars_per_word=self.max_input_chars_per_word,
         )
 
     def tokenize(self, text: str) -> list[str]:
-        """The pieces of ``text``: each word's greedy longest match, ``[UNK]`` where none."""
-        return [piece for word in self.words(text) for piece in self.tokenize_word(word)]
+        """The pieces of ``text``: each word's greedy longest match, ``[UNK]`` where none.
+
+        Special tokens in the text are pieces of their own, found before normalization.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"expected a str, got {type(text).__name__}")
+        pieces = []
+        for part, special in self._parts(text):
+            if special:
+                pieces.append(part)
+            else:
+                pieces += [piece for word in self.words(part) for piece in self.tokenize_word(word)]
+        return pieces
 
     def encode(self, text: str) -> list[int]:
-        """The ids of the pieces of ``text``."""
+        """The ids of the pieces of ``text`` (``tokenizers``' ``add_special_tokens=False``)."""
         return [self.token_to_id[piece] for piece in self.tokenize(text)]
 
-    def decode(self, ids: Iterable[int]) -> str:
-        """Pieces joined back into words: ``##`` pieces glued on, words separated by spaces.
+    def decode(self, ids: Iterable[int], skip_special_tokens: bool = True) -> str:
+        """The text of ``ids``, by the decoder (without one: the pieces joined by spaces).
 
-        What pre-tokenization changed stays changed (case, accents, the spacing around
-        punctuation), and an unknown word stays ``[UNK]``. Matches ``tokenizers``'
-        ``decoders.WordPiece(cleanup=False)``.
+        What the normalizer changed stays changed (case, accents), and an unknown word stays
+        ``[UNK]``. Special tokens are left out unless ``skip_special_tokens=False``.
 
         >>> WordPiece.from_vocab(["[UNK]", "hi", "##s", "!"]).decode([1, 2, 3, 0])
-        'his ! [UNK]'
+        'his! [UNK]'
         """
-        out = []
-        for i, piece in enumerate(tokens_for_ids(self.vocab, list(ids), self.n_vocab)):
-            if i == 0:
-                out.append(piece)
-            elif piece.startswith(self.prefix):
-                out.append(piece[len(self.prefix) :])
-            else:
-                out.append(" " + piece)
-        return "".join(out)
+        tokens = self.tokens_of(ids)
+        if skip_special_tokens and self.special_tokens:
+            tokens = [token for token in tokens if token not in self.special_tokens]
+        if self.decoder is None:
+            return " ".join(tokens)
+        return self.decoder.decode(tokens)
+
+    def _parts(self, text: str) -> list[tuple[str, bool]]:
+        """``text`` cut at its special tokens: (part, whether it is a special token)."""
+        if not self.special_tokens:
+            return [(text, False)]
+        parts = special_token_regex(frozenset(self.special_tokens)).split(text)
+        return [(part, i % 2 == 1) for i, part in enumerate(parts) if part or i % 2]
+
+    def _describe(self) -> dict[str, object]:
+        return {"unk_token": self.unk_token, "normalizer": self.normalizer}
