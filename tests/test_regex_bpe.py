@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from book.encodings import get_encoding
 from book.tokenizers import Tokenizer
 from book.tokenizers.bpe.byte_bpe import ByteTokenizer
+from book.tokenizers.bpe.convert import recover_merges
 from book.tokenizers.bpe.core import train_naive
 from book.tokenizers.bpe.patterns import (
     CL100K_PATTERN,
@@ -19,7 +20,7 @@ from book.tokenizers.bpe.patterns import (
     split,
 )
 from book.tokenizers.bpe.pretokenize import chunk_counts
-from book.tokenizers.bpe.regex_bpe import RegexTokenizer, recover_merges
+from book.tokenizers.bpe.regex_bpe import RegexTokenizer
 from book.tokenizers.errors import BPEFileError, DisallowedSpecialTokenError, UnknownIdError
 
 TRAINING_TEXT = (

@@ -30,7 +30,7 @@ from book.tokenizers.base import UNK_TOKEN, StrVocabulary, check_train_vocab_siz
 # Applied inside each whitespace-separated chunk: a run of letters (with their combining marks,
 # which Devanagari vowel signs and decomposed accents need), optionally joined by apostrophes
 # as in "don't" or "I’m"; or a run of digits; or any other single character (punctuation,
-# symbols, emoji). The three alternatives cover every character, so nothing is ever lost.
+# signs such as $ and +, emoji). The three alternatives cover every character, so nothing is lost.
 WORD_PATTERN = regex.compile(r"[\p{L}\p{M}]+(?:['’][\p{L}\p{M}]+)*|\p{N}+|[^\p{L}\p{M}\p{N}]")
 
 

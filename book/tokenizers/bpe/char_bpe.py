@@ -66,7 +66,7 @@ def initial_splits(word_freqs: Mapping[str, int], end_of_word: str | None = END_
 
     The marker is a separate symbol, not glued to the last character: the alphabet stays the
     plain characters, and training itself decides (by merging, e.g. ``('t', '</w>')``)
-    whether a word-final piece deserves its own token, so "est" at the end of "newest" can
+    whether a word's ending deserves its own token, so "est" at the end of "newest" can
     differ from "est" in "estimate". Pass ``end_of_word=None`` to spell words without a
     marker, as one published walkthrough does.
 

@@ -367,7 +367,7 @@ def _merge_lowest_rank_heap(
     Where each rank's pair occurs is kept in a bucket, and a min-heap holds the ranks present:
     pop the lowest, merge its occurrences left to right, file the pairs each merge creates
     under their ranks. An occurrence that an earlier merge changed is skipped (a rank names
-    exactly one pair). The heap holds ranks, not occurrences, so a piece that repeats a few
+    exactly one pair). The heap holds ranks, not occurrences, so a chunk that repeats a few
     merges many times (64K letters of one word) costs little more than one pass per merge.
 
     >>> _merge_lowest_rank_heap([7, 7, 7, 8], {(7, 7): 0, (256, 8): 2, (7, 8): 1})

@@ -47,8 +47,6 @@ from book.tokenizers.errors import BPEFileError, DisallowedSpecialTokenError
 from book.tokenizers.formats.bpe_file import read_bpe_file, write_bpe_file
 from book.tokenizers.formats.gpt2_files import read_gpt2_files, write_gpt2_files
 
-__all__ = ["RegexTokenizer", "recover_merges", "special_token_regex"]
-
 CACHE_SIZE = 100_000  # chunks remembered by a tokenizer; most text repeats its words
 WHOLE_TOKEN_CHECK = 20_000  # merges up to which _whole_tokens checks every token (< 0.5 s)
 

@@ -340,7 +340,7 @@ def train_bpe(
     ``vocab`` maps each id to its bytes: 0-255 the bytes, then one token per merge, then the
     special tokens; ``merges`` lists the pairs of bytes merged, in order. ``vocab_size``
     counts all of them. The text is cut at the special tokens, so no merge crosses or enters
-    one; each piece is pre-tokenized with ``pattern`` (GPT-2's by default). The file is
+    one; each part is pre-tokenized with ``pattern`` (GPT-2's by default). The file is
     counted in blocks by ``workers`` processes (None: one for a small file, else every CPU),
     and the counts are merged in file order, so the result does not depend on ``workers``.
     ``tie_break="lexicographic"`` reproduces CS336's reference (the greater pair of bytes

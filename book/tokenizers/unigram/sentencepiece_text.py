@@ -50,7 +50,7 @@ def normalize(
             previous_was_space = ch == " "
     normalized = "".join(out)
     if remove_extra_whitespaces:
-        # SentencePiece strips the space symbol at the end, even a literal ▁ the text held.
+        # SentencePiece strips the space marker at the end, even a literal ▁ the text held.
         while normalized.endswith(space):
             normalized = normalized[: -len(space)]
     return normalized
