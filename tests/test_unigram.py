@@ -274,7 +274,7 @@ def test_training_inputs():
         "\t": 10,
         "c": 1,
     }
-    assert not is_valid_piece("a1", 16) and is_valid_piece("a1", 16, split_by_script=False)
+    assert not is_valid_piece("a1", 16) and is_valid_piece("a", 16) and is_valid_piece("12")
     assert is_valid_piece("é", 16) and is_valid_piece("e\u0301", 16)  # a mark joins its letter
     assert not is_valid_piece("abcdefghijklmnopq", 16)
     assert not is_valid_piece("a\x1fb", 16) and not is_valid_piece("a\0", 16)

@@ -25,7 +25,6 @@ from book.checks.core import Case, check_cases, equal
 from book.checks.spec import Call, Task, random_text, window
 from book.encodings import get_encoding
 from book.tokenizers.bpe.byte_bpe import ByteTokenizer
-from book.tokenizers.bpe.convert import encode_with_ranks
 from book.tokenizers.bpe.core import merge_lowest_rank, ranks_of
 from book.tokenizers.bpe.patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, split
 from book.tokenizers.bpe.regex_bpe import RegexTokenizer
@@ -152,15 +151,6 @@ def read_gpt2_reference(vocab_json: str, merges_txt: str) -> tuple[dict[bytes, i
             raise ValueError(f"line {number + 1} is not two tokens separated by a space: {line!r}")
         merges.append((token(parts[0]), token(parts[1])))
     return ranks, merges
-
-
-def encode_ranks_reference(text: str, ranks: dict[bytes, int], pattern: str) -> list[int]:
-    """tiktoken's algorithm: in each chunk, merge the pair whose joined bytes rank lowest."""
-    return [
-        i
-        for chunk in regex.findall(pattern, text)
-        for i in encode_with_ranks(chunk.encode("utf-8"), ranks)
-    ]
 
 
 # --- the cases -----------------------------------------------------------------------------------

@@ -18,10 +18,10 @@ it into a token of the vocabulary, no token listed twice.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from book.tokenizers.base import N_BYTES
-from book.tokenizers.bpe.core import Merge, merge_lowest_rank, merge_lowest_rank_scan
+from book.tokenizers.bpe.core import Merge, merge_lowest_rank
 from book.tokenizers.bpe.patterns import check_special_names
 
 
@@ -196,33 +196,3 @@ def recover_merges(mergeable_ranks: Mapping[bytes, int]) -> tuple[list[int], lis
         ranks[tuple(parts)] = rank
         merges.append((tuple(parts), None))
     return byte_ids, merges
-
-
-class JoinedRanks:
-    """tiktoken's ranks seen as the ranks of pairs: a pair of tokens (bytes) ranks as the token
-    its two parts make, if that is a token. Only looked up (``get``), never listed.
-
-    >>> JoinedRanks({b"a": 0, b"b": 1, b"ab": 2}).get((b"a", b"b"))
-    2
-    """
-
-    def __init__(self, mergeable_ranks: Mapping[bytes, int]):
-        self.mergeable_ranks = mergeable_ranks
-
-    def get(self, pair: tuple[bytes, bytes], default: int | None = None) -> int | None:
-        """The rank of the token ``pair`` makes, or ``default`` if it makes none."""
-        return self.mergeable_ranks.get(pair[0] + pair[1], default)
-
-
-def encode_with_ranks(data: bytes, mergeable_ranks: Mapping[bytes, int]) -> list[int]:
-    """The ids tiktoken gives a chunk's bytes: from single bytes, merge again and again the two
-    neighbours whose joined bytes rank lowest (leftmost first), for any ranks whatever.
-
-    >>> ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257}
-    >>> encode_with_ranks(b"abcab", ranks)
-    [257, 256]
-    """
-    tokens = {rank: token for token, rank in mergeable_ranks.items()}
-    pair_ranks: Any = JoinedRanks(mergeable_ranks)  # looked up like {pair: rank}
-    parts = merge_lowest_rank_scan([bytes([byte]) for byte in data], pair_ranks, tokens)
-    return [mergeable_ranks[part] for part in parts]

@@ -316,21 +316,6 @@ def merge_lowest_rank(
     """
     if len(symbols) > LONG_SEQUENCE:
         return _merge_lowest_rank_heap(symbols, ranks, new_symbols)
-    return merge_lowest_rank_scan(symbols, ranks, new_symbols)
-
-
-def merge_lowest_rank_scan(
-    symbols: Sequence[S], ranks: Mapping[Pair[S], int], new_symbols: Sequence[S] = NEXT_IDS
-) -> list[S]:
-    """:func:`merge_lowest_rank` by scanning the pairs' ranks, the way tiktoken does.
-
-    Exact for any ranks, even where a merge creates a pair ranked lower than itself or two
-    pairs share a rank (tiktoken's ranks of an arbitrary set of tokens), where the heap that
-    :func:`merge_lowest_rank` uses for long sequences relies on a BPE's merges.
-
-    >>> merge_lowest_rank_scan(list(b"hi hi!"), {(104, 105): 0, (256, 33): 1})
-    [256, 32, 257]
-    """
     # Keep the rank of every adjacent pair in a list (as tiktoken does): each step re-ranks
     # only the two neighbours of the merged pair, and min/index scan the list at C speed.
     symbols = list(symbols)
@@ -361,8 +346,8 @@ def _merge_lowest_rank_heap(
 ) -> list[S]:
     """:func:`merge_lowest_rank` for long sequences: a linked list of symbols, a heap of ranks.
 
-    Exact where each rank names one pair and a merge creates only pairs of higher rank (the
-    merges of a BPE); :func:`merge_lowest_rank_scan` is exact for any ranks.
+    Exact where each rank names one pair and a merge creates only pairs of higher rank, as
+    the merges of a BPE do.
 
     Where each rank's pair occurs is kept in a bucket, and a min-heap holds the ranks present:
     pop the lowest, merge its occurrences left to right, file the pairs each merge creates

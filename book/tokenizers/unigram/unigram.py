@@ -54,6 +54,7 @@ from book.tokenizers.unigram.sentencepiece_text import (
     normalize,
     piece_byte,
 )
+from book.tokenizers.unigram.train import train_pieces
 
 FLT_MAX = 3.4028234663852886e38  # the lowest score when there is no piece at all
 KINDS = ("normal", "unknown", "control", "user_defined", "unused", "byte")
@@ -254,17 +255,14 @@ class Unigram(StrVocabulary):
         )
 
     @classmethod
-    def train(cls, text: str, vocab_size: int, **options) -> Unigram:
-        """Learn a vocabulary of ``vocab_size`` ids from ``text`` by EM with pruning.
+    def train(cls, text: str, vocab_size: int, *, byte_fallback: bool = False) -> Unigram:
+        """Learn a vocabulary of ``vocab_size`` ids from ``text`` by EM with pruning, as
+        SentencePiece's trainer does with its defaults (:mod:`book.tokenizers.unigram.train`).
 
-        ``vocab_size`` counts everything: ``<unk>``, control tokens, the 256 byte pieces with
-        ``byte_fallback=True``, and the learned pieces. Options: see
-        :func:`book.tokenizers.unigram_train.train_pieces`.
+        ``vocab_size`` counts everything: ``<unk>``, the 256 byte pieces with
+        ``byte_fallback=True``, and the learned pieces.
         """
-        from book.tokenizers.unigram.train import train_pieces
-
-        byte_fallback = options.get("byte_fallback", False)
-        pieces = train_pieces(text, vocab_size, **options)
+        pieces = train_pieces(text, vocab_size, byte_fallback=byte_fallback)
         return cls(pieces, byte_fallback=byte_fallback)
 
     def normalize(self, text: str) -> str:
