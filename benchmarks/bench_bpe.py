@@ -38,7 +38,7 @@ from typing import Any
 from book import corpora
 from book.encodings import get_encoding
 from book.tokenizers import RegexTokenizer, train_bpe
-from book.tokenizers.patterns import CL100K_PATTERN, GPT2_PATTERN
+from book.tokenizers.bpe.patterns import CL100K_PATTERN, GPT2_PATTERN
 
 MERGES = 1000
 

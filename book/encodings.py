@@ -33,9 +33,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from book.tokenizers.bpe_core import build_vocab
-from book.tokenizers.bpe_vocab import recover_merges
-from book.tokenizers.gpt2_files import merges_text, vocab_text
+from book.tokenizers.bpe.convert import recover_merges
+from book.tokenizers.bpe.core import build_vocab
+from book.tokenizers.formats.gpt2_files import merges_text, vocab_text
 
 ENCODINGS = ("gpt2", "r50k_base", "cl100k_base", "o200k_base")
 PTH_NAME = "book_tiktoken_cache.pth"

@@ -8,8 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from book.tokenizers import Tokenizer, bpe_core
-from book.tokenizers.bpe_core import (
+from book.tokenizers import Tokenizer
+from book.tokenizers.bpe import core as bpe_core
+from book.tokenizers.bpe.byte_bpe import ByteTokenizer
+from book.tokenizers.bpe.core import (
     build_vocab,
     get_pair_counts,
     merge,
@@ -17,8 +19,7 @@ from book.tokenizers.bpe_core import (
     replay_merges,
     train_naive,
 )
-from book.tokenizers.bpe_train import train_merges
-from book.tokenizers.byte_bpe import ByteTokenizer
+from book.tokenizers.bpe.train import train_merges
 from book.tokenizers.errors import BPEFileError, InvalidUTF8Error, UnknownIdError
 
 COMMON_WORDS = (
@@ -373,7 +374,7 @@ def test_save_and_load_round_trip(tmp_path):
 
 
 def test_loading_a_regex_tokenizer_file_as_byte_tokenizer_says_what_to_use(tmp_path):
-    from book.tokenizers.regex_bpe import RegexTokenizer
+    from book.tokenizers.bpe.regex_bpe import RegexTokenizer
 
     path = tmp_path / "regex.bpe"
     RegexTokenizer.train("hello world", 260).save(path)

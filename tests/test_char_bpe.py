@@ -1,4 +1,4 @@
-"""Tests of the character-level BPE (book.tokenizers.char_bpe) and the walkthroughs' examples.
+"""Tests of the character-level BPE (book.tokenizers.bpe.char_bpe) and the walkthroughs' examples.
 
 Each walkthrough example is run twice where it matters: on the article's own terms (its own
 end-of-word marker, or none) to check its claims, and with this book's tokenizer (``</w>``).
@@ -17,20 +17,19 @@ from book import corpora as book_corpora
 from book import walkthroughs
 from book.analysis.curves import tokens_after_merges
 from book.show import showcase
-from book.tokenizers import UNK, Tokenizer
-from book.tokenizers.char_bpe import (
+from book.tokenizers import UNK_TOKEN, Tokenizer
+from book.tokenizers.bpe.char_bpe import (
     END_OF_WORD,
     CharBPE,
     apply_merges,
     initial_splits,
     learn_merges,
     merge_pair,
-    merge_symbols,
     pair_counts,
     word_freqs,
 )
+from book.tokenizers.bpe.trace import Step
 from book.tokenizers.errors import UnknownIdError, UnknownTokenError
-from book.tokenizers.trace import Step
 
 
 def train(data, num_merges: int, *, unk: bool = False, tie_break: str = "first") -> CharBPE:
@@ -81,11 +80,10 @@ def test_pair_counts_count_overlapping_pairs():
     assert pair_counts({"aaa": ("a", "a", "a")}, {"aaa": 5}) == {("a", "a"): 10}
 
 
-def test_merge_symbols_replaces_left_to_right_without_overlap():
-    assert merge_symbols(("a", "a", "a", "a"), ("a", "a")) == ("aa", "aa")
-    assert merge_symbols(("a", "a", "a"), ("a", "a")) == ("aa", "a")
-    assert merge_symbols(("a", "b"), ("b", "a")) == ("a", "b")
-    assert merge_symbols((), ("a", "b")) == ()
+def test_merge_pair_replaces_left_to_right_without_overlap():
+    merged = merge_pair({"4": ("a",) * 4, "3": ("a",) * 3, "ab": ("a", "b"), "": ()}, ("a", "a"))
+    assert merged == {"4": ("aa", "aa"), "3": ("aa", "a"), "ab": ("a", "b"), "": ()}
+    assert merge_pair({"ab": ("a", "b")}, ("b", "a")) == {"ab": ("a", "b")}
 
 
 def test_merge_pair_returns_new_splits_and_leaves_the_input_alone():
@@ -196,7 +194,7 @@ def test_vocab_is_alphabet_then_marker_then_merges_then_unk():
     bpe = train("low lower", 3, unk=True)
     assert bpe.vocab == ["e", "l", "o", "r", "w", "</w>", "lo", "low", "low</w>", "<unk>"]
     assert bpe.n_vocab == 10
-    assert bpe.stoi["<unk>"] == 9
+    assert bpe.token_to_id["<unk>"] == 9
     # Turning <unk> on renumbers nothing.
     assert train("low lower", 3).vocab == bpe.vocab[:-1]
 
@@ -243,7 +241,7 @@ def test_unseen_character_raises_by_default_naming_it_and_the_fix():
 def test_unseen_characters_become_unk_when_trained_with_unk():
     bpe = train(walkthroughs.LOW_TEXT, 5, unk=True)
     assert bpe.tokenize("bé") == ["<unk>", "<unk>", "</w>"]
-    assert bpe.encode("bé") == [bpe.n_vocab - 1, bpe.n_vocab - 1, bpe.stoi["</w>"]]
+    assert bpe.encode("bé") == [bpe.n_vocab - 1, bpe.n_vocab - 1, bpe.token_to_id["</w>"]]
     assert bpe.decode(bpe.encode("a newest")) == "<unk> newest"
 
 
@@ -377,7 +375,7 @@ def test_low_underscore_article_encoding_with_unk():
     bpe = train(walkthroughs.LOW_TEXT, walkthroughs.LOW_002_NUM_MERGES, unk=True)
     assert bpe.n_vocab == len(walkthroughs.LOW_002_CLAIMED_VOCAB) + 1  # + <unk>
     ((text, claimed),) = walkthroughs.LOW_002_CLAIMED_ENCODINGS.items()
-    in_book_notation = [UNK if t == "[UNK]" else t.replace("_", END_OF_WORD) for t in claimed]
+    in_book_notation = [UNK_TOKEN if t == "[UNK]" else t.replace("_", END_OF_WORD) for t in claimed]
     assert bpe.tokenize(text) == in_book_notation  # matches, up to notation
     assert bpe.decode(bpe.encode(text)) == "newest <unk>inded lowers"
 
@@ -518,7 +516,7 @@ def test_pieces_spell_each_word_back(corpus, num_merges, data):
         assert "".join(pieces).removesuffix(END_OF_WORD) == word
         assert pieces[-1].endswith(END_OF_WORD)
         assert not any(END_OF_WORD in piece for piece in pieces[:-1])
-        assert all(piece in bpe.stoi for piece in pieces)
+        assert all(piece in bpe.token_to_id for piece in pieces)
     assert len(bpe.tokenize(text)) >= len(text.split())
 
 
@@ -552,9 +550,9 @@ def test_unseen_characters_raise_or_become_unk(corpus, num_merges, data):
     assert info.value.token == unseen and info.value.position == len(before)
     bpe = train(corpus, num_merges, unk=True)
     ids = bpe.encode(text)
-    assert bpe.stoi[UNK] == bpe.n_vocab - 1
+    assert bpe.token_to_id[UNK_TOKEN] == bpe.n_vocab - 1
     assert ids.count(bpe.n_vocab - 1) == 1
-    assert bpe.decode(ids) == " ".join(text.replace(unseen, UNK).split())
+    assert bpe.decode(ids) == " ".join(text.replace(unseen, UNK_TOKEN).split())
 
 
 # --- the fast trainer: what CharBPE.train learns is what the obvious loop learns ----------------
@@ -569,7 +567,7 @@ def naive_merges(freqs, num_merges: int, tie_break: str = "first", marker="</w>"
     """The reference: ``learn_merges`` (count everything, merge the best, repeat)."""
     if tie_break == "first":
         return learn_merges(initial_splits(freqs, end_of_word=marker), freqs, num_merges)[0]
-    from book.tokenizers.bpe_core import joined, train_naive
+    from book.tokenizers.bpe.core import joined, train_naive
 
     splits = initial_splits(freqs, end_of_word=marker)
     sequences = {splits[word]: freq for word, freq in freqs.items()}
@@ -586,8 +584,8 @@ def test_fast_training_learns_what_the_naive_loop_learns(freqs, num_merges, tie_
 @settings(max_examples=100, deadline=None)
 @given(WORD_FREQS, st.integers(0, 30), st.sampled_from([None, "_"]))
 def test_fast_trainer_with_another_marker_or_none(freqs, num_merges, marker):
-    from book.tokenizers.bpe_core import joined
-    from book.tokenizers.bpe_train import train_merges
+    from book.tokenizers.bpe.core import joined
+    from book.tokenizers.bpe.train import train_merges
 
     splits = initial_splits(freqs, end_of_word=marker)
     sequences = {splits[word]: freq for word, freq in freqs.items()}

@@ -1,4 +1,4 @@
-"""The training trace (book.tokenizers.train_trace) and the training stepper that shows it."""
+"""The training trace (book.tokenizers.bpe.training_trace) and the stepper that shows it."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from book.show.stepper import HIDE_STATIC_CSS, NEEDS_JS
 from book.show.training_stepper import TrainingStepper, pairs_table_html, training_stepper
 from book.tokenizers import ByteTokenizer
-from book.tokenizers.bpe_core import build_vocab
-from book.tokenizers.char_bpe import initial_splits, learn_merges, word_freqs
-from book.tokenizers.train_trace import (
+from book.tokenizers.bpe.char_bpe import initial_splits, learn_merges, word_freqs
+from book.tokenizers.bpe.core import build_vocab
+from book.tokenizers.bpe.training_trace import (
     TIE_BREAK_RULE,
     byte_training_trace,
     char_training_trace,

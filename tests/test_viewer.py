@@ -19,10 +19,10 @@ from book.show.viewer import (
     token_view,
     token_viewer,
 )
-from book.tokenizers.char_bpe import CharBPE
-from book.tokenizers.characters import CharTokenizer
-from book.tokenizers.regex_bpe import RegexTokenizer
-from book.tokenizers.words import WordTokenizer
+from book.tokenizers.basic.characters import CharTokenizer
+from book.tokenizers.basic.words import WordTokenizer
+from book.tokenizers.bpe.char_bpe import CharBPE
+from book.tokenizers.bpe.regex_bpe import RegexTokenizer
 
 ENCODINGS = ["gpt2", "cl100k_base", "o200k_base"]
 

@@ -10,8 +10,8 @@ import regex
 
 from book import walkthroughs
 from book.encodings import get_encoding
-from book.tokenizers.bpe_core import build_vocab, get_pair_counts, merge, train_naive
-from book.tokenizers.patterns import GPT2_ORIGINAL_PATTERN, split
+from book.tokenizers.bpe.core import build_vocab, get_pair_counts, merge, train_naive
+from book.tokenizers.bpe.patterns import GPT2_ORIGINAL_PATTERN, split
 
 
 def test_doctests():

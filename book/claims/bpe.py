@@ -20,10 +20,10 @@ from book.chat import LLAMA3, encode_chat
 from book.claims.core import Claim, show_value
 from book.encodings import get_encoding
 from book.tokenizers import ByteTokenizer
-from book.tokenizers.bpe_core import build_vocab, get_pair_counts, merge
-from book.tokenizers.char_bpe import apply_merges, initial_splits, learn_merges, pair_counts
-from book.tokenizers.patterns import GPT2_ORIGINAL_PATTERN, split
-from book.tokenizers.regex_bpe import RegexTokenizer
+from book.tokenizers.bpe.char_bpe import apply_merges, initial_splits, learn_merges, pair_counts
+from book.tokenizers.bpe.core import build_vocab, get_pair_counts, merge
+from book.tokenizers.bpe.patterns import GPT2_ORIGINAL_PATTERN, split
+from book.tokenizers.bpe.regex_bpe import RegexTokenizer
 
 ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
 # Texts on which two split patterns must agree to count as the same pattern.

@@ -1,6 +1,6 @@
 """The merge stepper: watch BPE merges rebuild a segmentation one merge at a time.
 
-    >>> from book.tokenizers.trace import Step, initial_step
+    >>> from book.tokenizers.bpe.trace import Step, initial_step
     >>> class Hu:  # a one-merge "tokenizer", enough to drive the stepper
     ...     def trace(self, text):
     ...         return [initial_step(("h", "u")), Step(0, ("h", "u"), "hu", 3, ("hu",))]
@@ -25,8 +25,8 @@ from typing import Protocol
 import ipywidgets as widgets
 
 from book.show.chips import CHIPS_CSS, chip_html, chips_html
-from book.tokenizers.char_bpe import END_OF_WORD
-from book.tokenizers.trace import Piece, Step
+from book.tokenizers.bpe.char_bpe import END_OF_WORD
+from book.tokenizers.bpe.trace import Piece, Step
 
 
 class Traceable(Protocol):

@@ -24,7 +24,7 @@ import ipywidgets as widgets
 
 from book.show.chips import chip_html, chips_html
 from book.show.stepper import Stepper
-from book.tokenizers.train_trace import (
+from book.tokenizers.bpe.training_trace import (
     TIE_BREAK_RULE,
     TrainingStep,
     byte_training_trace,
@@ -40,7 +40,7 @@ TRACES: dict[str, Callable[[str, int], list[TrainingStep]]] = {
 def pairs_table_html(step: TrainingStep, top: int) -> str:
     """The ``top`` most frequent pairs (more if tied at the cut), chosen pair and ties marked.
 
-    >>> from book.tokenizers.train_trace import char_training_trace
+    >>> from book.tokenizers.bpe.training_trace import char_training_trace
     >>> table = pairs_table_html(char_training_trace("ab ab", 1)[1], top=5)
     >>> table.count("<tr"), "tfs-chosen" in table  # a header, (a, b) and (b, </w>), tied at 2
     (3, True)

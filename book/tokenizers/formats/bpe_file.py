@@ -25,8 +25,12 @@ from typing import NamedTuple
 
 import regex
 
-from book.tokenizers.bpe_core import N_BYTES, Merge, Pair, identity_byte_ids
+from book.tokenizers.base import N_BYTES
 from book.tokenizers.errors import BPEFileError
+
+IdPair = tuple[int, int]
+IdMerge = tuple[IdPair, int | None]  # (left id, right id), and the count if known
+IDENTITY = list(range(N_BYTES))  # byte_ids when byte b has id b
 
 FORMAT_HEADER = "tokenization-from-scratch bpe v1"
 
@@ -37,7 +41,7 @@ class SavedBPE(NamedTuple):
     pattern: str | None
     special_tokens: dict[str, int]
     byte_ids: list[int]
-    merges: list[Merge]
+    merges: list[IdMerge]
     new_ids: list[int]
 
 
@@ -46,7 +50,7 @@ def write_bpe_file(
     pattern: str | None,
     special_tokens: Mapping[str, int],
     byte_ids: Sequence[int],
-    merges: Sequence[Merge],
+    merges: Sequence[IdMerge],
     new_ids: Sequence[int] | None = None,
 ) -> None:
     """Write a tokenizer file (format in the module docstring).
@@ -60,7 +64,7 @@ def write_bpe_file(
             "this tokenizer's merges make ids that do not increase with rank, which the "
             "tokenizer file cannot hold; save it with save_gpt2_files instead"
         )
-    identity = list(byte_ids) == identity_byte_ids()
+    identity = list(byte_ids) == IDENTITY
     lines = [
         FORMAT_HEADER,
         f"pattern: {json.dumps(pattern)}",
@@ -79,7 +83,7 @@ def read_bpe_file(path: str | Path) -> SavedBPE:
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "hi.bpe")
-    >>> write_bpe_file(path, None, {}, identity_byte_ids(), [((104, 105), 2)])
+    >>> write_bpe_file(path, None, {}, range(256), [((104, 105), 2)])
     >>> print(open(path).read().splitlines()[-1])
     256 104 105 2
     >>> read_bpe_file(path).merges, read_bpe_file(path).new_ids
@@ -160,7 +164,7 @@ def _int(path, number: int, value: str, what: str) -> int:
 def _byte_ids_field(path, value: str) -> list[int]:
     """``identity`` or 256 distinct ids, the id of byte 0 first."""
     if value.strip() == "identity":
-        return identity_byte_ids()
+        return list(IDENTITY)
     ids = [_int(path, 4, item, "each byte id") for item in value.split()]
     if len(ids) != N_BYTES or len(set(ids)) != N_BYTES:
         raise BPEFileError(
@@ -171,12 +175,12 @@ def _byte_ids_field(path, value: str) -> list[int]:
 
 def _merges(
     path, lines: list[str], first_line: int, byte_ids: list[int]
-) -> tuple[list[Merge], list[int]]:
+) -> tuple[list[IdMerge], list[int]]:
     """Parse merge lines ``new left right count``; new ids increase, parts exist before."""
-    merges: list[Merge] = []
+    merges: list[IdMerge] = []
     new_ids: list[int] = []
     known = set(byte_ids)
-    seen: set[Pair] = set()
+    seen: set[IdPair] = set()
     for offset, line in enumerate(lines):
         number = first_line + offset
         items = line.split()

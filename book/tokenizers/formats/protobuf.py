@@ -9,7 +9,8 @@ A protobuf message is a flat run of fields. Each field starts with a *tag*, a va
 - 5: 4 bytes (a float or fixed32), little-endian.
 
 Nothing in the bytes says which fields a message has or what they mean: that is the schema's
-job (``sentencepiece_model.proto``), so :mod:`book.tokenizers.sentencepiece_model` names them.
+job (``sentencepiece_model.proto``), so
+:mod:`book.tokenizers.formats.sentencepiece_model` names them.
 
 >>> list(fields(bytes([0x08, 0x96, 0x01, 0x12, 0x02, 0x68, 0x69])))
 [(1, 0, 150), (2, 2, b'hi')]

@@ -4,11 +4,11 @@ Training needs each distinct chunk once, with how often it occurs: far less work
 text. Special tokens are cut out first, so that no merge crosses or enters one (the text
 between two ``<|endoftext|>`` is trained on as its own document).
 
-A big text is handled in pieces (streamed, or counted by several processes). A piece may
+A big text is handled in parts (streamed, or counted by several processes). A part may
 end only where the chunks of each side, taken alone, are the chunks of the whole:
 :func:`is_cut` says where (before a space that follows a non-space, for OpenAI's patterns).
 
->>> from book.tokenizers.patterns import CL100K_PATTERN
+>>> from book.tokenizers.bpe.patterns import CL100K_PATTERN
 >>> chunk_counts("the cat, the hat", CL100K_PATTERN)
 {b'the': 1, b' cat': 1, b',': 1, b' the': 1, b' hat': 1}
 >>> split_at_specials("a<|eot|>b", ["<|eot|>"])
@@ -21,8 +21,8 @@ from collections.abc import Iterable
 
 import regex
 
-from book.tokenizers.bpe_core import surrogate_error, utf8_bytes
-from book.tokenizers.patterns import (
+from book.tokenizers.bpe.core import surrogate_error, utf8_bytes
+from book.tokenizers.bpe.patterns import (
     CL100K_PATTERN,
     GPT2_ORIGINAL_PATTERN,
     GPT2_PATTERN,

@@ -20,8 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from book.tokenizers.bpe_core import N_BYTES, Merge, merge_lowest_rank
-from book.tokenizers.patterns import check_special_names
+from book.tokenizers.base import N_BYTES
+from book.tokenizers.bpe.core import Merge, merge_lowest_rank
+from book.tokenizers.bpe.patterns import check_special_names
 
 
 class BPEModel(NamedTuple):

@@ -12,7 +12,7 @@ reported with its offset and line in the file.
 >>> _ = open(path, "w").write("one two three four five six")
 >>> [read_block(path, block) for block in file_blocks(path, r"\S+|\s+", (), size=8)]
 ['one two three four five six']
->>> from book.tokenizers.patterns import GPT2_PATTERN
+>>> from book.tokenizers.bpe.patterns import GPT2_PATTERN
 >>> [read_block(path, block) for block in file_blocks(path, GPT2_PATTERN, (), size=8)]
 ['one two three', ' four five', ' six']
 """
@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from book.tokenizers.pretokenize import SPACE_CUT_PATTERNS, first_cut, spans
+from book.tokenizers.bpe.pretokenize import SPACE_CUT_PATTERNS, first_cut, spans
 
 Block = tuple[int, int]  # [start, end) byte offsets in the file
 WINDOW = 1 << 16  # bytes read around a nominal cut to find a real one

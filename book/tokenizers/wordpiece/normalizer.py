@@ -1,15 +1,15 @@
-"""BERT's pre-tokenization: clean the text, then split it into words and punctuation [Devlin 2019].
+"""BERT's normalizer: clean the text, pad Chinese characters, strip accents, lower-case.
 
-WordPiece never sees raw text. BERT first *normalizes* it (drops control characters, makes
-every whitespace character a plain space, puts spaces around Chinese characters, optionally
-lower-cases and strips accents), then *splits* it: on whitespace, which disappears, and around
-every punctuation character, which becomes a word of its own. These are the steps of Hugging
-Face ``tokenizers``' ``BertNormalizer`` and ``BertPreTokenizer``, one function each.
+WordPiece never sees raw text. BERT first *normalizes* it: it drops control characters, makes
+every whitespace character a plain space, puts spaces around Chinese characters and, for the
+uncased models, strips accents and lower-cases [Devlin 2019]. This is Hugging Face
+``tokenizers``' ``normalizers.BertNormalizer``, with its options and its defaults (uncased);
+the pre-tokenizer (:mod:`book.tokenizers.wordpiece.pre_tokenizer`) splits the result into words.
 
->>> BertPreTokenizer()("Héllo, WORLD!  naïve\\tcafé")
-['hello', ',', 'world', '!', 'naive', 'cafe']
->>> BertPreTokenizer(lowercase=False)("Héllo, WORLD!")
-['Héllo', ',', 'WORLD', '!']
+>>> BertNormalizer().normalize_str("Héllo, WORLD!  naïve\\tcafé")
+'hello, world!  naive cafe'
+>>> BertNormalizer(lowercase=False).normalize_str("Héllo, 東京")
+'Héllo,  東  京 '
 
 Characters are classified with Python's ``unicodedata`` (Unicode 14 in Python 3.11). The Rust
 crate behind ``tokenizers`` uses older tables for punctuation, marks and format characters,
@@ -19,7 +19,6 @@ parity tests list them.
 
 from __future__ import annotations
 
-import string
 import unicodedata
 from dataclasses import dataclass
 
@@ -28,7 +27,6 @@ WHITE_SPACE = frozenset(
     "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
     "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
-ASCII_PUNCTUATION = frozenset(string.punctuation)  # !"#$%&'()*+,-./:;<=>?@[\]^_`{|}~
 # The CJK Unified Ideographs blocks: BERT writes Chinese without spaces, so each character
 # becomes a word (Japanese kana and Korean Hangul are not in these blocks).
 CJK_RANGES = (
@@ -61,17 +59,6 @@ def is_control(ch: str) -> bool:
     if ch in "\t\n\r":
         return False
     return unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs")
-
-
-def is_punctuation(ch: str) -> bool:
-    """Whether ``ch`` becomes a word of its own: ASCII punctuation or Unicode punctuation (P*).
-
-    ASCII's symbols count too, so ``$`` and ``+`` split off like commas.
-
-    >>> [is_punctuation(c) for c in ",$+«a"]
-    [True, True, True, True, False]
-    """
-    return ch in ASCII_PUNCTUATION or unicodedata.category(ch).startswith("P")
 
 
 def is_chinese_char(ch: str) -> bool:
@@ -128,45 +115,26 @@ def lowercase(text: str) -> str:
     return "".join(ch.lower() for ch in text)
 
 
-def split_words(text: str) -> list[str]:
-    """Split on whitespace (dropped) and around punctuation (kept, one character per word).
-
-    >>> split_words("Hey friend!     How are you?!?")
-    ['Hey', 'friend', '!', 'How', 'are', 'you', '?', '!', '?']
-    """
-    words: list[str] = []
-    current: list[str] = []
-    for ch in text:
-        if is_whitespace(ch) or is_punctuation(ch):
-            if current:
-                words.append("".join(current))
-                current = []
-            if not is_whitespace(ch):
-                words.append(ch)
-        else:
-            current.append(ch)
-    if current:
-        words.append("".join(current))
-    return words
-
-
 @dataclass(frozen=True)
-class BertPreTokenizer:
-    """BERT's normalization and word splitting, as one stage: ``stage(text) -> words``.
+class BertNormalizer:
+    """BERT's normalizer, ``tokenizers``' ``normalizers.BertNormalizer``: same options, same
+    defaults (BERT uncased). ``strip_accents=None`` follows ``lowercase``: uncased strips
+    accents, cased keeps them.
 
-    ``strip_accents=None`` follows ``lowercase`` (BERT uncased strips accents, cased keeps
-    them), as in ``tokenizers``' ``BertNormalizer``.
+    >>> BertNormalizer(lowercase=True, strip_accents=False).normalize_str("Éa"), \\
+    ... BertNormalizer(lowercase=False, strip_accents=True).normalize_str("Éa")
+    ('éa', 'Ea')
     """
 
-    lowercase: bool = True
-    strip_accents: bool | None = None
     clean_text: bool = True
     handle_chinese_chars: bool = True
+    strip_accents: bool | None = None
+    lowercase: bool = True
 
-    def normalize(self, text: str) -> str:
+    def normalize_str(self, text: str) -> str:
         """The text after cleaning, CJK padding, accent stripping and lower-casing (that order).
 
-        >>> BertPreTokenizer().normalize("Ça\\u00a0va?")
+        >>> BertNormalizer().normalize_str("Ça\\u00a0va?")
         'ca va?'
         """
         if not isinstance(text, str):
@@ -180,7 +148,3 @@ class BertPreTokenizer:
         if self.lowercase:
             text = lowercase(text)
         return text
-
-    def __call__(self, text: str) -> list[str]:
-        """The words of ``text``: normalized, then split."""
-        return split_words(self.normalize(text))

@@ -21,10 +21,11 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
-from book.tokenizers import streaming
-from book.tokenizers.base import check_train_vocab_size
-from book.tokenizers.bpe_core import (
-    N_BYTES,
+from book.tokenizers.base import N_BYTES, check_train_vocab_size
+from book.tokenizers.bpe import streaming
+from book.tokenizers.bpe.byte_bpe import ByteTokenizer
+from book.tokenizers.bpe.convert import model_from_vocab_merges, recover_merges, vocab_and_merges
+from book.tokenizers.bpe.core import (
     Merge,
     TieBreak,
     merge_lowest_rank,
@@ -32,23 +33,19 @@ from book.tokenizers.bpe_core import (
     surrogate_error,
     trace_chunks,
 )
-from book.tokenizers.bpe_file import read_bpe_file, write_bpe_file
-from book.tokenizers.bpe_train import train_merges
-from book.tokenizers.bpe_vocab import model_from_vocab_merges, recover_merges, vocab_and_merges
-from book.tokenizers.byte_bpe import ByteTokenizer
-from book.tokenizers.errors import BPEFileError, DisallowedSpecialTokenError
-from book.tokenizers.gpt2_files import read_gpt2_files, write_gpt2_files
-from book.tokenizers.patterns import (
+from book.tokenizers.bpe.patterns import (
     CL100K_PATTERN,
     GPT2_PATTERN,
     check_special_names,
     compile_pattern,
     special_token_regex,
 )
-from book.tokenizers.pretokenize import training_chunk_counts
-from book.tokenizers.trace import Step
-
-__all__ = ["RegexTokenizer", "recover_merges", "special_token_regex"]
+from book.tokenizers.bpe.pretokenize import training_chunk_counts
+from book.tokenizers.bpe.trace import Step
+from book.tokenizers.bpe.train import train_merges
+from book.tokenizers.errors import BPEFileError, DisallowedSpecialTokenError
+from book.tokenizers.formats.bpe_file import read_bpe_file, write_bpe_file
+from book.tokenizers.formats.gpt2_files import read_gpt2_files, write_gpt2_files
 
 CACHE_SIZE = 100_000  # chunks remembered by a tokenizer; most text repeats its words
 WHOLE_TOKEN_CHECK = 20_000  # merges up to which _whole_tokens checks every token (< 0.5 s)
@@ -207,7 +204,7 @@ class RegexTokenizer(ByteTokenizer):
             token = next(t for t in self.vocab.values() if t not in self._whole_tokens())
             raise ValueError(
                 f"BPE does not turn the bytes of token {token!r} back into that token, but "
-                "tiktoken encodes a piece that is a whole token as that token: the two would "
+                "tiktoken encodes a chunk that is a whole token as that token: the two would "
                 "give different ids. Merges learned by training never do this."
             )
         ranks = {token: token_id for token_id, token in self.vocab.items()}
@@ -322,22 +319,22 @@ class RegexTokenizer(ByteTokenizer):
 
     def encode_iterable(
         self,
-        pieces: Iterable[str],
+        parts: Iterable[str],
         *,
         allowed_special: Collection[str] | Literal["all"] = frozenset(),
         disallowed_special: Collection[str] | Literal["all"] = "all",
     ) -> Iterator[int]:
-        """The ids of ``"".join(pieces)`` (e.g. an open file's lines), yielded lazily.
+        """The ids of ``"".join(parts)`` (e.g. an open file's lines), yielded lazily.
 
         The same ids as ``encode`` of the whole; memory is bounded by the longest stretch of
         text without a place to cut (a line, usually), never by the whole text. See
-        :mod:`book.tokenizers.streaming`.
+        :mod:`book.tokenizers.bpe.streaming`.
 
         >>> tok = RegexTokenizer.train("low lower lowest", 260)
         >>> list(tok.encode_iterable(["low lo", "wer"])) == tok.encode("low lower")
         True
         """
-        return streaming.encode_iterable(self, pieces, allowed_special, disallowed_special)
+        return streaming.encode_iterable(self, parts, allowed_special, disallowed_special)
 
     def encode_file(
         self,
@@ -360,7 +357,7 @@ class RegexTokenizer(ByteTokenizer):
         return trace_chunks(chunks, self.merges, self.vocab.__getitem__, self.new_ids)
 
     def save(self, path: str | Path) -> None:
-        """Write the tokenizer as a plain-text file (format in :mod:`book.tokenizers.bpe_file`)."""
+        """Write the tokenizer as the book's file (:mod:`book.tokenizers.formats.bpe_file`)."""
         write_bpe_file(
             path, self.pattern, self.special_tokens, self.byte_ids, self.merges, self.new_ids
         )
@@ -435,8 +432,10 @@ class RegexTokenizer(ByteTokenizer):
             )
         return set(names)
 
-    def __repr__(self) -> str:
-        return (
-            f"RegexTokenizer(n_vocab={self.n_vocab}, merges={len(self.merges)}, "
-            f"special_tokens={len(self.special_tokens)}, pattern={self.pattern[:30]!r}...)"
-        )
+    def _describe(self) -> dict[str, object]:
+        pattern = self.pattern if len(self.pattern) <= 30 else self.pattern[:30] + "..."
+        return {
+            "merges": len(self.merges),
+            "special_tokens": len(self.special_tokens),
+            "pattern": pattern,
+        }

@@ -6,10 +6,10 @@ most frequent adjacent pair of symbols, where a pair inside a word that occurs 1
 10. Merges never cross a word boundary, because each word is spelled on its own.
 
 Tie-breaking (the book's rule): the most frequent pair wins; among equally frequent pairs, the
-one that occurs first in the training data wins. ``pair_counts`` builds its dict in order of
-first occurrence, and ``max`` returns the first of several equal maxima, so this is simply
-``max(counts, key=counts.get)``. The functions below are the chapter's steps, on the one BPE
-core (:mod:`book.tokenizers.bpe_core`); ``CharBPE.train`` runs the core's fast trainer.
+one that occurs first in the training data wins (:func:`~book.tokenizers.bpe.core.best_pair`).
+The functions below are chapter 04's steps on word splits (``{word: symbols}``), each a call
+of the core's step (:mod:`book.tokenizers.bpe.core`), which defines them for every BPE of the
+book; ``CharBPE.train`` runs the core's fast trainer.
 
 >>> freqs = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
 >>> bpe = CharBPE.train(freqs, vocab_size=12)  # 7 characters, </w>, 4 merges
@@ -20,7 +20,7 @@ core (:mod:`book.tokenizers.bpe_core`); ``CharBPE.train`` runs the core's fast t
 >>> bpe.decode(bpe.encode("bug   hugs"))
 'bug hugs'
 
-Characters never seen in training raise :class:`UnknownTokenError` by default; train with
+Characters never seen in training raise ``UnknownTokenError`` by default; train with
 ``unk=True`` to get an ``<unk>`` token (the last id) for them instead. Nothing is dropped.
 """
 
@@ -28,11 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from book.tokenizers.base import UNK, check_train_vocab_size
-from book.tokenizers.bpe_core import (
+from book.tokenizers.base import UNK_TOKEN, StrVocabulary, check_train_vocab_size
+from book.tokenizers.bpe.core import (
     Merge,
     Pair,
     TieBreak,
+    check_num_merges,
     get_pair_counts,
     joined,
     merge,
@@ -40,10 +41,8 @@ from book.tokenizers.bpe_core import (
     trace_chunks,
     train_naive,
 )
-from book.tokenizers.bpe_train import train_merges
-from book.tokenizers.characters import describe_char
-from book.tokenizers.errors import UnknownTokenError, tokens_for_ids
-from book.tokenizers.trace import Step
+from book.tokenizers.bpe.trace import Step
+from book.tokenizers.bpe.train import train_merges
 
 END_OF_WORD = "</w>"
 
@@ -67,7 +66,7 @@ def initial_splits(word_freqs: Mapping[str, int], end_of_word: str | None = END_
 
     The marker is a separate symbol, not glued to the last character: the alphabet stays the
     plain characters, and training itself decides (by merging, e.g. ``('t', '</w>')``)
-    whether a word-final piece deserves its own token, so "est" at the end of "newest" can
+    whether a word's ending deserves its own token, so "est" at the end of "newest" can
     differ from "est" in "estimate". Pass ``end_of_word=None`` to spell words without a
     marker, as one published walkthrough does.
 
@@ -99,24 +98,16 @@ def pair_counts(
     return counts
 
 
-def merge_symbols(symbols: tuple[str, ...], pair: Pair) -> tuple[str, ...]:
-    """Replace each occurrence of ``pair`` in ``symbols``, left to right, by one joined symbol.
-
-    >>> merge_symbols(("h", "u", "g", "</w>"), ("u", "g"))
-    ('h', 'ug', '</w>')
-    >>> merge_symbols(("a", "a", "a"), ("a", "a"))
-    ('aa', 'a')
-    """
-    return tuple(merge(symbols, pair, pair[0] + pair[1]))
-
-
 def merge_pair(splits: Mapping[str, tuple[str, ...]], pair: Pair) -> Splits:
-    """New splits with ``pair`` merged in every word (the input is left unchanged).
+    """New splits with ``pair`` merged, left to right, in every word (the input is left as is).
 
     >>> merge_pair({"hug": ("h", "u", "g", "</w>"), "bun": ("b", "u", "n", "</w>")}, ("u", "g"))
     {'hug': ('h', 'ug', '</w>'), 'bun': ('b', 'u', 'n', '</w>')}
+    >>> merge_pair({"aaa": ("a", "a", "a")}, ("a", "a"))
+    {'aaa': ('aa', 'a')}
     """
-    return {word: merge_symbols(symbols, pair) for word, symbols in splits.items()}
+    new = joined(0, pair)
+    return {word: tuple(merge(symbols, pair, new)) for word, symbols in splits.items()}
 
 
 def learn_merges(
@@ -131,7 +122,7 @@ def learn_merges(
     >>> learn_merges(initial_splits(freqs), freqs, 2)
     ([(('u', 'g'), 15), (('ug', '</w>'), 15)], {'hug': ('h', 'ug</w>'), 'pug': ('p', 'ug</w>')})
     """
-    _check_num_merges(num_merges)
+    check_num_merges(num_merges)
     words = [(splits[word], freq) for word, freq in word_freqs.items()]
     merges = train_naive(_as_sequences(words), num_merges, joined)
     return merges, {word: apply_merges(tuple(symbols), merges) for word, symbols in splits.items()}
@@ -155,7 +146,7 @@ def apply_merges(symbols: tuple[str, ...], merges: Iterable[Merge]) -> tuple[str
     return tuple(replay_merges(symbols, merges, [joined(0, pair) for pair, _ in merges]))
 
 
-class CharBPE:
+class CharBPE(StrVocabulary):
     """A trained character-level BPE: merges, vocabulary, and text <-> ids.
 
     ``vocab`` lists the token strings by id: the alphabet sorted by code point, then ``</w>``,
@@ -176,10 +167,10 @@ class CharBPE:
         self._new_symbols = [joined(rank, pair) for rank, (pair, _) in enumerate(self.merges)]
         tokens = [*self.alphabet, END_OF_WORD, *self._new_symbols]
         if unk:
-            tokens.append(UNK)
+            tokens.append(UNK_TOKEN)
         self.vocab: list[str] = list(dict.fromkeys(tokens))  # drop repeats, keep first id
-        self.stoi: dict[str, int] = {token: i for i, token in enumerate(self.vocab)}
-        self.unk_id: int | None = self.stoi[UNK] if unk else None
+        self.token_to_id: dict[str, int] = {token: i for i, token in enumerate(self.vocab)}
+        self.unk_id: int | None = self.token_to_id[UNK_TOKEN] if unk else None
         self._known = set(self.alphabet)
 
     @classmethod
@@ -208,25 +199,12 @@ class CharBPE:
         alphabet = sorted({ch for word in freqs for ch in word})
         minimum = len(alphabet) + 1 + unk
         what = f"the {len(alphabet)} characters of the training data, {END_OF_WORD}"
-        what += f", {UNK}" if unk else ""
+        what += f", {UNK_TOKEN}" if unk else ""
         check_train_vocab_size(vocab_size, minimum, what + ", then one token per merge")
         splits = initial_splits(freqs)
         sequences = _as_sequences([(splits[word], freq) for word, freq in freqs.items()])
         merges = train_merges(sequences, vocab_size - minimum, joined, tie_break=tie_break)
         return cls(merges, alphabet, unk=unk)
-
-    @property
-    def n_vocab(self) -> int:
-        """Number of distinct tokens (ids run from 0 to ``n_vocab - 1``)."""
-        return len(self.vocab)
-
-    def token_bytes(self, token_id: int) -> bytes:
-        """The UTF-8 bytes of token ``token_id`` as stored (``b"er</w>"``, ``b"<unk>"``).
-
-        >>> CharBPE([(("e", "r"), 3)], ["e", "r"]).token_bytes(3)
-        b'er'
-        """
-        return tokens_for_ids(self.vocab, [token_id], self.n_vocab)[0].encode("utf-8")
 
     def tokenize(self, text: str) -> list[str]:
         """Split ``text`` on whitespace and replay the merges on each word, in training order.
@@ -243,7 +221,7 @@ class CharBPE:
         >>> CharBPE([(("u", "g"), 20)], ["b", "g", "u"]).encode("bug")
         [0, 4, 3]
         """
-        return [self.stoi[token] for token in self.tokenize(text)]
+        return [self.token_to_id[token] for token in self.tokenize(text)]
 
     def decode(self, ids: Iterable[int]) -> str:
         """Concatenate the tokens, turning each ``</w>`` into one space between words.
@@ -256,7 +234,7 @@ class CharBPE:
         >>> bpe.decode(bpe.encode(" bug\\n\\tbug "))
         'bug bug'
         """
-        tokens = tokens_for_ids(self.vocab, ids, self.n_vocab)
+        tokens = self.tokens_of(ids)
         # A word's last token always ends with the marker, so the text ends with one space.
         return "".join(tokens).replace(END_OF_WORD, " ").removesuffix(" ")
 
@@ -293,24 +271,12 @@ class CharBPE:
     def _unknown(self, ch: str, text: str) -> str:
         """``<unk>`` for a character outside the alphabet if ``unk`` is on; otherwise raise."""
         if self.unk:
-            return UNK
+            return UNK_TOKEN
         position = text.index(ch)
-        raise UnknownTokenError(
-            f"character {describe_char(ch)} at position {position} was never seen in training, "
-            f"so no token spells it. Train on text that contains it, or pass unk=True to "
-            f"CharBPE.train() to encode unseen characters as {UNK}.",
-            token=ch,
-            position=position,
-        )
+        raise self.unknown_token_error(ch, f"at position {position}", position)
 
-    def __repr__(self) -> str:
-        return f"CharBPE(n_vocab={self.n_vocab}, merges={len(self.merges)}, unk={self.unk})"
-
-
-def _check_num_merges(num_merges: int) -> None:
-    """Reject a merge count that is not a non-negative int, saying what to pass instead."""
-    if isinstance(num_merges, bool) or not isinstance(num_merges, int) or num_merges < 0:
-        raise ValueError(f"num_merges must be an int >= 0, got {num_merges!r}")
+    def _describe(self) -> dict[str, object]:
+        return {"merges": len(self.merges), "unk": self.unk}
 
 
 def _check_word_freqs(freqs: Mapping[str, int], unk: bool) -> None:
@@ -329,9 +295,9 @@ def _check_word_freqs(freqs: Mapping[str, int], unk: bool) -> None:
         # tokens would then be indistinguishable; these strings are reserved.
         if END_OF_WORD in word:
             raise ValueError(_marker_in_text_message(f"the word {word!r}"))
-        if unk and UNK in word:
+        if unk and UNK_TOKEN in word:
             raise ValueError(
-                f"the word {word!r} contains {UNK!r}, which unk=True reserves for unseen "
+                f"the word {word!r} contains {UNK_TOKEN!r}, which unk=True reserves for unseen "
                 "characters; remove it from the training data or train with unk=False"
             )
 

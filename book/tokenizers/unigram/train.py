@@ -14,7 +14,7 @@
    and the highest-scoring pieces.
 
 Training sees words: the text's lines are normalized (``▁`` for spaces, see
-:mod:`book.tokenizers.sentencepiece_text`) and cut before each ``▁``, so ``▁the`` is a word.
+:mod:`book.tokenizers.unigram.sentencepiece_text`) and cut before each ``▁``, so ``▁the`` is a word.
 
 >>> text = "the cat sat on the mat\\nthe hat sat\\nthe cat ate the hat\\n" * 3
 >>> [p.piece for p in train_pieces(text, 20)]
@@ -24,12 +24,13 @@ Training sees words: the text's lines are normalized (``▁`` for spaces, see
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 
-from book.tokenizers.base import check_train_vocab_size
-from book.tokenizers.lattice import (
+from book.tokenizers.base import N_BYTES, UNK_TOKEN, check_train_vocab_size
+from book.tokenizers.formats.sentencepiece_model import ModelPiece
+from book.tokenizers.unigram.lattice import (
+    UNK_PENALTY,
     PieceTable,
     build_lattice,
     f32,
@@ -39,14 +40,18 @@ from book.tokenizers.lattice import (
     piece_table,
     viterbi,
 )
-from book.tokenizers.scripts import script
-from book.tokenizers.sentencepiece_model import ModelPiece
-from book.tokenizers.sentencepiece_text import SPACE, byte_piece, normalize
+from book.tokenizers.unigram.scripts import script
+from book.tokenizers.unigram.sentencepiece_text import SPACE, byte_piece, normalize
 
 UNK_CHAR = "\u2585"  # stands for a character too rare to keep (SentencePiece uses the same)
 BOUNDARY = "\x1f"  # SentencePiece's pre-tokenization boundary: never part of a piece
-MAX_SENTENCE_BYTES = 4192  # longer lines are skipped, as by SentencePiece's default
-UNK_PENALTY = 10.0
+# SentencePiece's trainer defaults, under the names of its flags.
+MAX_SENTENCE_BYTES = 4192  # longer lines are skipped (max_sentence_length)
+CHARACTER_COVERAGE = 0.9995  # the rarest characters, beyond this share, become unknown
+MAX_PIECE_LENGTH = 16
+SEED_SENTENCEPIECE_SIZE = 1_000_000  # frequent substrings kept in the first vocabulary
+SHRINKING_FACTOR = 0.75  # each pruning keeps this share of the pieces
+NUM_SUB_ITERATIONS = 2  # EM steps between two prunings
 
 Pieces = list[tuple[str, float]]  # (piece, score) while training
 
@@ -112,10 +117,10 @@ def required_chars(counts: Counter[str], coverage: float) -> dict[str, int]:
     return kept
 
 
-def split_words(counts: Counter[str]) -> Counter[str]:
+def sentence_words(counts: Counter[str]) -> Counter[str]:
     """The words of the sentences, each starting at a ``▁``, with their counts.
 
-    >>> split_words(Counter({"▁the▁cat": 2, "▁the": 1}))
+    >>> sentence_words(Counter({"▁the▁cat": 2, "▁the": 1}))
     Counter({'▁the': 3, '▁cat': 2})
     """
     words: Counter[str] = Counter()
@@ -126,19 +131,15 @@ def split_words(counts: Counter[str]) -> Counter[str]:
     return words
 
 
-def script_class(ch: str, split_by_number: bool) -> str | None:
-    """The script a piece must not change, or None for a character that fits any script."""
-    if not split_by_number and unicodedata.decimal(ch, None) is not None:
-        return None
+def script_class(ch: str) -> str:
+    """The script a piece must not change (digits are "Common": they split off letters)."""
     name = script(ch)
     if name in ("Hiragana", "Katakana") or ch == "\u30fc":
         return "Han"  # Japanese mixes these freely within a word
     return name
 
 
-def is_valid_piece(
-    piece: str, max_piece_length: int, split_by_script: bool = True, split_by_number: bool = True
-) -> bool:
+def is_valid_piece(piece: str, max_piece_length: int = MAX_PIECE_LENGTH) -> bool:
     """Whether SentencePiece's trainer may propose ``piece``: see the module docstring.
 
     >>> [is_valid_piece(p, 16) for p in ["▁king", "king,", "ki▁ng", "▁123", "日本語です"]]
@@ -154,10 +155,10 @@ def is_valid_piece(
             if pos > 0:
                 return False
             continue
-        name = script_class(ch, split_by_number)
+        name = script_class(ch)
         if name == "Inherited":
             name = previous  # a combining mark belongs to the letter before it
-        if split_by_script and None not in (name, previous) and name != previous:
+        if None not in (name, previous) and name != previous:
             return False
         previous = name
     return True
@@ -176,9 +177,8 @@ def to_log_probs(pieces: Pieces) -> Pieces:
 def seed_pieces(
     sentences: Counter[str],
     chars: Iterable[tuple[str, int]],
-    max_piece_length: int,
-    seed_size: int,
-    **rules: bool,
+    max_piece_length: int = MAX_PIECE_LENGTH,
+    seed_size: int = SEED_SENTENCEPIECE_SIZE,
 ) -> Pieces:
     """The initial vocabulary: the characters, then frequent substrings by frequency x length.
 
@@ -209,9 +209,7 @@ def seed_pieces(
     frequent = [
         (piece, f32(count * len(piece)))
         for piece, count in counts.items()
-        if count >= 2
-        and followers[piece] == -2
-        and is_valid_piece(piece, max_piece_length, **rules)
+        if count >= 2 and followers[piece] == -2 and is_valid_piece(piece, max_piece_length)
     ]
     # higher score first, then longer (in bytes), then by text
     frequent.sort(key=lambda item: (-item[1], -len(item[0].encode("utf-8")), item[0]))
@@ -342,40 +340,21 @@ def finalize(pieces: Pieces, chars: dict[str, int], size: int) -> Pieces:
     return sorted(final.items(), key=lambda item: (-item[1], item[0]))
 
 
-def train_pieces(
-    text: str,
-    vocab_size: int,
-    *,
-    unk_token: str = "<unk>",
-    control_tokens: Iterable[str] = (),
-    byte_fallback: bool = False,
-    character_coverage: float = 0.9995,
-    max_piece_length: int = 16,
-    seed_size: int = 1_000_000,
-    shrinking_factor: float = 0.75,
-    num_sub_iterations: int = 2,
-    split_by_script: bool = True,
-    split_by_number: bool = True,
-) -> list[ModelPiece]:
+def train_pieces(text: str, vocab_size: int, *, byte_fallback: bool = False) -> list[ModelPiece]:
     """The pieces of a Unigram model trained on ``text``, in id order (the unknown first).
 
-    The options are SentencePiece's, with its defaults.
+    SentencePiece's trainer with its defaults (the constants above), and its ``byte_fallback``.
     """
-    control_tokens = list(control_tokens)
-    meta = [ModelPiece(unk_token, 0.0, "unknown")] + [
-        ModelPiece(t, 0.0, "control") for t in control_tokens
-    ]
+    meta = [ModelPiece(UNK_TOKEN, 0.0, "unknown")]
     if byte_fallback:
-        meta += [ModelPiece(byte_piece(b), 0.0, "byte") for b in range(256)]
-    if not 0.5 <= character_coverage <= 1.0:
-        raise ValueError(f"character_coverage must be between 0.5 and 1, got {character_coverage}")
+        meta += [ModelPiece(byte_piece(b), 0.0, "byte") for b in range(N_BYTES)]
     counts = sentences(text)
     if not counts:
         raise ValueError(
             "the training text has no characters to learn from (it is empty or "
             "only spaces and newlines)"
         )
-    chars = required_chars(counts, character_coverage)
+    chars = required_chars(counts, CHARACTER_COVERAGE)
     check_train_vocab_size(
         vocab_size,
         len(meta) + len(chars),
@@ -384,15 +363,14 @@ def train_pieces(
     counts = Counter(
         {"".join(ch if ch in chars else UNK_CHAR for ch in s): n for s, n in counts.items()}
     )
-    rules = {"split_by_script": split_by_script, "split_by_number": split_by_number}
-    pieces = seed_pieces(counts, chars.items(), max_piece_length, seed_size, **rules)
-    words = split_words(counts)
+    pieces = seed_pieces(counts, chars.items())
+    words = sentence_words(counts)
     desired = int(vocab_size * 1.1)
     while True:
-        for _ in range(num_sub_iterations):
+        for _ in range(NUM_SUB_ITERATIONS):
             expected, _objective = e_step(pieces, words)
             pieces = m_step(pieces, expected)
-        pieces = prune(pieces, words, desired, shrinking_factor)
+        pieces = prune(pieces, words, desired, SHRINKING_FACTOR)
         if len(pieces) <= desired:
             break
     final = finalize(drop_unreachable(pieces), chars, vocab_size - len(meta))

@@ -14,7 +14,7 @@ trip still holds because decode glues the same code points back together.
 
 Unknown input: by default ``encode`` raises :class:`UnknownTokenError` for a character the
 vocabulary lacks. Train with ``unk=True`` to get one extra id, the last one
-(``n_vocab - 1``), that every unknown character maps to; ``decode`` renders it as ``"<unk>"``.
+(``n_vocab - 1``), that every unknown character maps to; it decodes as ``"<unk>"``.
 Nothing is ever dropped silently. ``vocab_size`` caps the vocabulary, ``<unk>`` included: the
 most frequent characters are kept.
 """
@@ -24,42 +24,32 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from book.tokenizers.base import UNK, check_train_vocab_size
-from book.tokenizers.errors import UnknownTokenError, tokens_for_ids
+from book.tokenizers.base import UNK_TOKEN, StrVocabulary, check_train_vocab_size
 
 
-def describe_char(ch: str) -> str:
-    r"""A character as a reader can identify it, even when invisible: repr and code point.
-
-    >>> print(describe_char("é"), describe_char("\n"))
-    'é' (U+00E9) '\n' (U+000A)
-    """
-    return f"{ch!r} (U+{ord(ch):04X})"
-
-
-class CharTokenizer:
+class CharTokenizer(StrVocabulary):
     """Maps each character of a fixed alphabet to its index in that alphabet.
 
+    ``vocab`` is the alphabet, then ``<unk>`` if ``unk`` is on (last, so that turning it on
+    never renumbers the characters).
+
     >>> tok = CharTokenizer(["a", "b"], unk=True)
-    >>> tok.encode("abc"), tok.unk_id
-    ([0, 1, 2], 2)
+    >>> tok.vocab, tok.encode("abc"), tok.unk_id
+    (['a', 'b', '<unk>'], [0, 1, 2], 2)
     >>> tok.decode([0, 2, 1])
     'a<unk>b'
     """
 
-    def __init__(self, chars: Iterable[str], *, unk: bool = False):
-        self.chars = list(chars)
-        for ch in self.chars:
+    def __init__(self, alphabet: Iterable[str], *, unk: bool = False):
+        self.alphabet = list(alphabet)
+        for ch in self.alphabet:
             if not isinstance(ch, str) or len(ch) != 1:
                 raise ValueError(f"the alphabet must hold single characters, got {ch!r}")
-        if len(set(self.chars)) != len(self.chars):
+        if len(set(self.alphabet)) != len(self.alphabet):
             raise ValueError("the alphabet holds a character twice; ids must be unique")
-        self.stoi = {ch: i for i, ch in enumerate(self.chars)}
-        self.itos = dict(enumerate(self.chars))
-        # <unk> goes last so that turning it on never renumbers the characters.
-        self.unk_id = len(self.chars) if unk else None
-        if unk:
-            self.itos[self.unk_id] = UNK
+        self.vocab = [*self.alphabet, UNK_TOKEN] if unk else list(self.alphabet)
+        self.token_to_id = {token: i for i, token in enumerate(self.vocab)}
+        self.unk_id = len(self.alphabet) if unk else None
 
     @classmethod
     def train(cls, text: str, vocab_size: int | None = None, *, unk: bool = False) -> CharTokenizer:
@@ -70,29 +60,16 @@ class CharTokenizer:
         fewer if ``unk`` takes an id; equal counts: first occurrence wins); a text with fewer
         distinct characters gives a smaller vocabulary.
 
-        >>> CharTokenizer.train("banana").chars
+        >>> CharTokenizer.train("banana").alphabet
         ['a', 'b', 'n']
-        >>> CharTokenizer.train("banana", vocab_size=3, unk=True).chars
-        ['a', 'n']
+        >>> CharTokenizer.train("banana", vocab_size=3, unk=True).vocab
+        ['a', 'n', '<unk>']
         """
         if vocab_size is None:
             return cls(sorted(set(text)), unk=unk)
         check_train_vocab_size(vocab_size, int(unk), "the characters, plus <unk> if unk=True")
         kept = [ch for ch, _count in Counter(text).most_common(vocab_size - unk)]
         return cls(sorted(kept), unk=unk)
-
-    @property
-    def n_vocab(self) -> int:
-        """Number of ids: the characters, plus one if ``<unk>`` is on."""
-        return len(self.itos)
-
-    def token_bytes(self, token_id: int) -> bytes:
-        """The UTF-8 bytes of token ``token_id`` (``b"<unk>"`` for the unknown token).
-
-        >>> CharTokenizer.train("hé").token_bytes(1)
-        b'\\xc3\\xa9'
-        """
-        return tokens_for_ids(self.itos, [token_id], self.n_vocab)[0].encode("utf-8")
 
     def encode(self, text: str) -> list[int]:
         """The id of each character of ``text``.
@@ -104,9 +81,9 @@ class CharTokenizer:
             raise TypeError(f"encode expects a str, got {type(text).__name__}")
         ids = []
         for position, ch in enumerate(text):
-            token_id = self.stoi.get(ch, self.unk_id)
+            token_id = self.token_to_id.get(ch, self.unk_id)
             if token_id is None:
-                raise self._unknown(ch, position)
+                raise self.unknown_token_error(ch, f"at position {position}", position)
             ids.append(token_id)
         return ids
 
@@ -116,17 +93,7 @@ class CharTokenizer:
         >>> CharTokenizer.train("abc").decode([2, 0, 1])
         'cab'
         """
-        return "".join(tokens_for_ids(self.itos, ids, self.n_vocab))
+        return "".join(self.tokens_of(ids))
 
-    def _unknown(self, ch: str, position: int) -> UnknownTokenError:
-        """The error for a character outside the alphabet, with what to do about it."""
-        return UnknownTokenError(
-            f"character {describe_char(ch)} at position {position} is not in the vocabulary "
-            f"({len(self.chars)} characters). Train on text that contains it, or pass "
-            f"unk=True to CharTokenizer.train to encode unknown characters as {UNK}.",
-            token=ch,
-            position=position,
-        )
-
-    def __repr__(self) -> str:
-        return f"CharTokenizer(n_vocab={self.n_vocab}, unk={self.unk_id is not None})"
+    def _describe(self) -> dict[str, object]:
+        return {"unk": self.unk_id is not None}

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 
-from book.tokenizers.protobuf import (
+from book.tokenizers.base import UNK_TOKEN
+from book.tokenizers.formats.protobuf import (
     FIXED32,
     LENGTH_DELIMITED,
     VARINT,
@@ -35,6 +36,7 @@ from book.tokenizers.protobuf import (
     fields,
 )
 
+UNK_SURFACE = " \u2047 "  # what SentencePiece's decoder shows for the unknown token: " ⁇ "
 PIECE_TYPES = {1: "normal", 2: "unknown", 3: "control", 4: "user_defined", 5: "unused", 6: "byte"}
 MODEL_TYPES = {1: "unigram", 2: "bpe", 3: "word", 4: "char"}
 MODEL_PROTO_FIELDS = {
@@ -68,8 +70,8 @@ class TrainerSpec:
     byte_fallback: bool = False
     treat_whitespace_as_suffix: bool = False
     unk_id: int = 0
-    unk_piece: str = "<unk>"
-    unk_surface: str = " \u2047 "
+    unk_piece: str = UNK_TOKEN
+    unk_surface: str = UNK_SURFACE
 
 
 @dataclass(frozen=True)

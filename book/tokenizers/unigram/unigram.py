@@ -2,9 +2,9 @@
 
 A Unigram model is a vocabulary of pieces, each with a score, its log-probability. The
 probability of a segmentation is the product of its pieces' probabilities, and encoding picks
-the most probable segmentation (Viterbi, :mod:`book.tokenizers.lattice`). Nothing is merged:
+the most probable segmentation (Viterbi, :mod:`book.tokenizers.unigram.lattice`). Nothing is merged:
 the same vocabulary also gives the n best segmentations and random ones (subword
-regularisation). SentencePiece's conventions (:mod:`book.tokenizers.sentencepiece_text`): no
+regularisation). SentencePiece's conventions (:mod:`book.tokenizers.unigram.sentencepiece_text`): no
 pre-tokenization, spaces written ``▁``, a character without a piece becomes ``<unk>`` or, with
 byte fallback, the pieces ``<0x..>`` of its UTF-8 bytes.
 
@@ -18,7 +18,7 @@ byte fallback, the pieces ``<0x..>`` of its UTF-8 bytes.
 ``Unigram.from_sentencepiece(path)`` reads a model trained by SentencePiece (a Unigram model with
 the identity normalization rule) and then segments text exactly as SentencePiece does, and
 ``Unigram.train(text, vocab_size)`` learns a vocabulary by EM
-(:mod:`book.tokenizers.unigram_train`).
+(:mod:`book.tokenizers.unigram.train`).
 """
 
 from __future__ import annotations
@@ -28,8 +28,16 @@ import random
 from collections.abc import Iterable, Sequence
 from os import PathLike
 
+from book.tokenizers.base import N_BYTES, UNK_TOKEN, StrVocabulary
 from book.tokenizers.errors import tokens_for_ids
-from book.tokenizers.lattice import (
+from book.tokenizers.formats.sentencepiece_model import (
+    UNK_SURFACE,
+    ModelFileError,
+    ModelPiece,
+    read_model,
+)
+from book.tokenizers.unigram.lattice import (
+    UNK_PENALTY,
     Lattice,
     Node,
     build_lattice,
@@ -39,18 +47,15 @@ from book.tokenizers.lattice import (
     sample_path,
     viterbi,
 )
-from book.tokenizers.sentencepiece_model import ModelFileError, ModelPiece, read_model
-from book.tokenizers.sentencepiece_text import (
+from book.tokenizers.unigram.sentencepiece_text import (
     SPACE,
-    UNK_SURFACE,
     byte_piece,
     decode_bytes,
     normalize,
     piece_byte,
 )
+from book.tokenizers.unigram.train import train_pieces
 
-UNK_PIECE = "<unk>"
-UNK_PENALTY = 10.0  # an unknown character scores this far below the rarest piece
 FLT_MAX = 3.4028234663852886e38  # the lowest score when there is no piece at all
 KINDS = ("normal", "unknown", "control", "user_defined", "unused", "byte")
 
@@ -89,7 +94,7 @@ def check_log_probabilities(pieces: Sequence[ModelPiece], *, sum_to_one: bool = 
         )
 
 
-class Unigram:
+class Unigram(StrVocabulary):
     """A Unigram tokenizer: pieces with log-probability scores, segmented by Viterbi.
 
     ``pieces`` are in id order. ``add_dummy_prefix``, ``remove_extra_whitespaces`` and
@@ -114,7 +119,8 @@ class Unigram:
         self.remove_extra_whitespaces = remove_extra_whitespaces
         self.escape_whitespaces = escape_whitespaces
         self.unk_surface = unk_surface
-        self.vocab = {p.piece: i for i, p in enumerate(self.pieces)}
+        self.vocab = [p.piece for p in self.pieces]
+        self.token_to_id = {piece: i for i, piece in enumerate(self.vocab)}
         self.unk_id = next(i for i, p in enumerate(self.pieces) if p.kind == "unknown")
         self.byte_ids = {
             piece_byte(p.piece): i for i, p in enumerate(self.pieces) if p.kind == "byte"
@@ -138,7 +144,7 @@ class Unigram:
         if not self.pieces:
             raise ValueError(
                 "the vocabulary is empty: give at least the unknown piece "
-                f"({UNK_PIECE!r}) and the pieces to segment text into"
+                f"({UNK_TOKEN!r}) and the pieces to segment text into"
             )
         seen: set[str] = set()
         for i, p in enumerate(self.pieces):
@@ -154,13 +160,13 @@ class Unigram:
             raise ValueError(
                 f"the vocabulary needs exactly one unknown piece, it has {len(unknown)}"
                 f"{' ' + repr(unknown) if unknown else ''}: a Unigram model maps characters "
-                f"that no piece covers to it; add ({UNK_PIECE!r}, 0.0) to the pieces (or name "
+                f"that no piece covers to it; add ({UNK_TOKEN!r}, 0.0) to the pieces (or name "
                 "yours with unk_token=...)"
             )
         check_log_probabilities(self.pieces, sum_to_one=False)  # from_pieces checks the sum
         bytes_held = {piece_byte(p.piece) for p in self.pieces if p.kind == "byte"}
-        if byte_fallback and bytes_held != set(range(256)):
-            missing = sorted(set(range(256)) - bytes_held)
+        if byte_fallback and bytes_held != set(range(N_BYTES)):
+            missing = sorted(set(range(N_BYTES)) - bytes_held)
             raise ValueError(
                 f"byte_fallback=True needs the 256 byte pieces <0x00> .. <0xFF>; "
                 f"{len(missing)} are missing, e.g. {byte_piece(missing[0])}"
@@ -176,7 +182,7 @@ class Unigram:
         cls,
         pieces_with_scores: Iterable[tuple[str, float]],
         *,
-        unk_token: str = UNK_PIECE,
+        unk_token: str = UNK_TOKEN,
         control_tokens: Iterable[str] = (),
         byte_fallback: bool = False,
         add_dummy_prefix: bool = True,
@@ -249,23 +255,15 @@ class Unigram:
         )
 
     @classmethod
-    def train(cls, text: str, vocab_size: int, **options) -> Unigram:
-        """Learn a vocabulary of ``vocab_size`` ids from ``text`` by EM with pruning.
+    def train(cls, text: str, vocab_size: int, *, byte_fallback: bool = False) -> Unigram:
+        """Learn a vocabulary of ``vocab_size`` ids from ``text`` by EM with pruning, as
+        SentencePiece's trainer does with its defaults (:mod:`book.tokenizers.unigram.train`).
 
-        ``vocab_size`` counts everything: ``<unk>``, control tokens, the 256 byte pieces with
-        ``byte_fallback=True``, and the learned pieces. Options: see
-        :func:`book.tokenizers.unigram_train.train_pieces`.
+        ``vocab_size`` counts everything: ``<unk>``, the 256 byte pieces with
+        ``byte_fallback=True``, and the learned pieces.
         """
-        from book.tokenizers.unigram_train import train_pieces
-
-        byte_fallback = options.get("byte_fallback", False)
-        pieces = train_pieces(text, vocab_size, **options)
+        pieces = train_pieces(text, vocab_size, byte_fallback=byte_fallback)
         return cls(pieces, byte_fallback=byte_fallback)
-
-    @property
-    def n_vocab(self) -> int:
-        """The number of ids: every piece, the unknown, control and byte pieces included."""
-        return len(self.pieces)
 
     def normalize(self, text: str) -> str:
         """The text as it is segmented: spaces as ``▁``, handled as the switches say."""
@@ -355,10 +353,6 @@ class Unigram:
         path = sample_path(self.lattice(normalized), rng, theta=alpha)
         return [piece for piece, _ in self._finish(normalized, path)]
 
-    def piece_to_id(self, piece: str) -> int:
-        """The id of a piece, or the unknown id for text that is not a piece."""
-        return self.vocab.get(piece, self.unk_id)
-
     def token_bytes(self, token_id: int) -> bytes:
         """The UTF-8 bytes of a piece as stored (``b"\\xe2\\x96\\x81the"`` for ``▁the``).
 
@@ -367,7 +361,7 @@ class Unigram:
         >>> Unigram.from_pieces([("<unk>", 0.0), ("▁a", -1.0)]).token_bytes(1)
         b'\\xe2\\x96\\x81a'
         """
-        piece = tokens_for_ids(self.pieces, [token_id], self.n_vocab)[0]
+        piece = tokens_for_ids(self.pieces, [token_id], self.n_vocab)[0]  # with its kind
         if piece.kind == "byte":
             return bytes([piece_byte(piece.piece)])
         return piece.piece.encode("utf-8")

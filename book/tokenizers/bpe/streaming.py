@@ -1,16 +1,16 @@
-"""Encoding text that does not fit in memory: pieces in, ids out, the same ids as one ``encode``.
+"""Encoding text that does not fit in memory: parts in, ids out, the same ids as one ``encode``.
 
-:func:`encode_iterable` takes text in pieces (a file's lines, say) and encodes the text up to
+:func:`encode_iterable` takes text in parts (a file's lines, say) and encodes the text up to
 the last place where it may be cut: a place where the chunks of each side, and the special
 tokens found in them, are those of the whole text (``pretokenize.is_cut``). Only the text
-after that place is kept for the next piece, so memory is bounded by the longest stretch
+after that place is kept for the next part, so memory is bounded by the longest stretch
 without such a place (a line, usually), never by the whole text. :func:`encode_file` does the
 same for a file, in blocks encoded by several processes.
 
 >>> from book.tokenizers import RegexTokenizer
 >>> tok = RegexTokenizer.train("the cat sat on the mat", 270)
->>> pieces = ["the c", "at s", "at on the", " mat"]
->>> list(encode_iterable(tok, pieces)) == tok.encode("".join(pieces))
+>>> parts = ["the c", "at s", "at on the", " mat"]
+>>> list(encode_iterable(tok, parts)) == tok.encode("".join(parts))
 True
 """
 
@@ -22,7 +22,7 @@ from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Literal
 
-from book.tokenizers.blocks import (
+from book.tokenizers.bpe.blocks import (
     Block,
     block_size,
     check_workers,
@@ -31,9 +31,9 @@ from book.tokenizers.blocks import (
     map_blocks,
     read_block,
 )
-from book.tokenizers.bpe_core import surrogate_error
+from book.tokenizers.bpe.core import surrogate_error
+from book.tokenizers.bpe.pretokenize import SPACE_CUT_PATTERNS, last_cut
 from book.tokenizers.errors import DisallowedSpecialTokenError
-from book.tokenizers.pretokenize import SPACE_CUT_PATTERNS, last_cut
 
 Specials = Collection[str] | Literal["all"]
 BATCH = 1 << 14  # characters gathered before looking for a cut: one encode call per batch
@@ -41,11 +41,11 @@ BATCH = 1 << 14  # characters gathered before looking for a cut: one encode call
 
 def encode_iterable(
     tokenizer,
-    pieces: Iterable[str],
+    parts: Iterable[str],
     allowed_special: Specials = frozenset(),
     disallowed_special: Specials = "all",
 ) -> Iterator[int]:
-    """The ids of the text ``"".join(pieces)``, yielded as soon as they are certain.
+    """The ids of the text ``"".join(parts)``, yielded as soon as they are certain.
 
     ``tokenizer`` is a :class:`~book.tokenizers.regex_bpe.RegexTokenizer`; special tokens
     work as in its ``encode``. With a pattern other than OpenAI's, no place is known to be
@@ -54,13 +54,13 @@ def encode_iterable(
     names = list(tokenizer.special_tokens)
     longest = max(map(len, names), default=1)
     if tokenizer.pattern not in SPACE_CUT_PATTERNS:
-        pieces = ["".join(pieces)]
+        parts = ["".join(parts)]
     buffer, offset, checked = "", 0, 1  # places in buffer before `checked` cannot be cut
-    for piece in pieces:
-        if not isinstance(piece, str):
-            kind = type(piece).__name__
-            raise TypeError(f"encode_iterable needs pieces of text (str), got {kind}")
-        buffer += piece
+    for part in parts:
+        if not isinstance(part, str):
+            kind = type(part).__name__
+            raise TypeError(f"encode_iterable needs parts of text (str), got {kind}")
+        buffer += part
         if len(buffer) < BATCH:
             continue
         # A cut needs the characters around it, and every special token that could span it.

@@ -21,11 +21,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import islice
 
-from book.tokenizers.char_bpe import initial_splits, merge_pair, pair_counts, word_freqs
-from book.tokenizers.trace import Piece
+from book.tokenizers.bpe.char_bpe import initial_splits, word_freqs
+from book.tokenizers.bpe.core import check_num_merges, joined, training_rounds
+from book.tokenizers.bpe.trace import Piece
 
 TIE_BREAK_RULE = "the most frequent pair wins; among equally frequent pairs, the first in the data"
+
+Segmentation = tuple[tuple[tuple[Piece, ...], int], ...]  # (pieces of a word, its frequency)
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,7 @@ class TrainingStep:
     chosen: tuple[Piece, Piece] | None
     count: int | None
     new: Piece | None
-    segmentation: tuple[tuple[tuple[Piece, ...], int], ...]  # (pieces of a word, its frequency)
+    segmentation: Segmentation
 
     @property
     def n_tokens(self) -> int:
@@ -56,42 +60,38 @@ def training_trace(
 ) -> list[TrainingStep]:
     """Train up to ``num_merges`` merges on ``splits`` weighted by ``freqs``, recording each round.
 
-    Pair counts come from the same function training uses (``char_bpe.pair_counts``, which
-    works on str and bytes pieces alike), so the trace cannot disagree with training.
+    The rounds are the core's obvious trainer (:func:`~book.tokenizers.bpe.core.training_rounds`,
+    on str and bytes pieces alike), so the trace cannot disagree with training.
 
     >>> [s.chosen for s in training_trace({b"ab": (b"a", b"b")}, {b"ab": 1}, 3)]
     [None, (b'a', b'b')]
     """
-    if isinstance(num_merges, bool) or not isinstance(num_merges, int) or num_merges < 0:
-        raise ValueError(f"num_merges must be an int >= 0, got {num_merges!r}")
-    splits = dict(splits)
-
-    def segmentation() -> tuple[tuple[tuple[Piece, ...], int], ...]:
-        return tuple((splits[word], freqs[word]) for word in freqs)
-
-    def ranked_counts() -> tuple[tuple[tuple[Piece, Piece], int], ...]:
-        # sorted() is stable: equal counts keep their first-occurrence order, the tie-break's.
-        return tuple(sorted(pair_counts(splits, freqs).items(), key=lambda item: -item[1]))
-
-    counts = ranked_counts()
-    steps = [TrainingStep(None, counts, _tied(counts), None, None, None, segmentation())]
-    for rank in range(num_merges):
-        if not counts:
-            break
-        chosen, count = counts[0]
-        splits = merge_pair(splits, chosen)
+    check_num_merges(num_merges)
+    sequences = {tuple(splits[word]): freqs[word] for word in freqs}
+    rounds = list(islice(training_rounds(sequences, joined), num_merges))
+    first_counts = rounds[0].counts if rounds else {}
+    steps = [TrainingStep(None, *_ranked(first_counts), None, None, None, _frozen(sequences))]
+    for done in rounds:
+        (chosen, count), counts = done.merge, done.counts
+        segmentation = _frozen(done.sequences)
         steps.append(
-            TrainingStep(
-                rank, counts, _tied(counts), chosen, count, chosen[0] + chosen[1], segmentation()
-            )
+            TrainingStep(done.rank, *_ranked(counts), chosen, count, done.new, segmentation)
         )
-        counts = ranked_counts()
     return steps
 
 
-def _tied(counts: tuple[tuple[tuple[Piece, Piece], int], ...]) -> tuple[tuple[Piece, Piece], ...]:
-    """The pairs sharing the top count, in the order of ``counts`` (first occurrence)."""
-    return tuple(pair for pair, n in counts if n == counts[0][1]) if counts else ()
+def _ranked(counts: Mapping) -> tuple[tuple, tuple]:
+    """(every pair and count, most frequent first; the pairs tied at the top, in data order)."""
+    # sorted() is stable: equal counts keep their first-occurrence order, the tie-break's.
+    ranked = tuple(sorted(counts.items(), key=lambda item: -item[1]))
+    tied = tuple(pair for pair, n in ranked if n == ranked[0][1]) if ranked else ()
+    return ranked, tied
+
+
+def _frozen(sequences) -> Segmentation:
+    """``[(symbols, weight)]`` or ``{symbols: weight}`` as a tuple of (tuple, weight)."""
+    items = sequences.items() if isinstance(sequences, Mapping) else sequences
+    return tuple((tuple(symbols), weight) for symbols, weight in items)
 
 
 def char_training_trace(text: str, num_merges: int) -> list[TrainingStep]:

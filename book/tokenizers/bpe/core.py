@@ -4,16 +4,18 @@ A sequence holds *symbols*: characters and merged strings for character-level BP
 token ids for byte-level and regex BPE (chapters 05, 06). Every step here works on either:
 
 - :func:`get_pair_counts` counts adjacent pairs, :func:`merge` replaces a pair by a new symbol;
-- :func:`best_pair` picks the pair to merge (the tie-break rule), :func:`train_naive` is the
-  obvious trainer built from those three (``book.tokenizers.bpe_train`` is the fast one);
+- :func:`best_pair` picks the pair to merge (the tie-break rule); :func:`training_rounds`
+  repeats the three, the obvious trainer, and :func:`train_naive` keeps its merges
+  (``book.tokenizers.bpe.train`` is the fast trainer);
 - :func:`ranks_of`, :func:`replay_merges` and :func:`merge_lowest_rank` encode with merges;
 - :func:`trace_chunks` records each merge that changes a text, for the merge stepper.
 
 A merge is ``(pair, count)``: the pair merged and how often it occurred when training chose it
-(``None`` where unknown, e.g. merges recovered from tiktoken). ``merges`` lists them in rank
-order (rank 0 was learned first). Byte-level convention: ids 0-255 are the bytes and merge
-number ``rank`` creates id ``256 + rank`` (``NEXT_IDS[rank]``), unless a tokenizer says
-otherwise (a vocabulary loaded from elsewhere can number its tokens in any order).
+(``None`` where unknown, e.g. merges recovered from tiktoken): the count is BPE's score.
+``merges`` lists them in rank order (rank 0 was learned first). Byte-level convention: ids
+0-255 are the bytes and merge number ``rank`` creates id ``256 + rank`` (``NEXT_IDS[rank]``),
+unless a tokenizer says otherwise (a vocabulary loaded from elsewhere can number its tokens in
+any order).
 
 >>> merges = train_naive([list(b"hi hi")], 1)
 >>> merges
@@ -28,11 +30,13 @@ from __future__ import annotations
 
 import heapq
 import sys
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from typing import Literal, TypeAlias, TypeVar
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from itertools import islice
+from typing import Literal, NamedTuple, TypeAlias, TypeVar
 
+from book.tokenizers.base import N_BYTES
+from book.tokenizers.bpe.trace import Piece, Step, initial_step
 from book.tokenizers.errors import InvalidUTF8Error
-from book.tokenizers.trace import Piece, Step, initial_step
 
 S = TypeVar("S", bound=Hashable)  # a symbol: a token id (int) or a token string (str)
 
@@ -41,7 +45,6 @@ Merge: TypeAlias = tuple[Pair[S], int | None]  # a merged pair, and its count wh
 NewSymbol: TypeAlias = Callable[[int, Pair[S]], S]  # (rank, pair) -> the symbol the merge makes
 TieBreak: TypeAlias = Literal["first", "lexicographic"]
 
-N_BYTES = 256  # ids 0-255 are the byte tokens; the first merge creates id 256
 NO_RANK = sys.maxsize  # "this pair is not a merge": larger than every real rank
 NEXT_IDS = range(N_BYTES, sys.maxsize)  # the byte-level convention: NEXT_IDS[rank] = 256 + rank
 TIE_BREAKS = ("first", "lexicographic")
@@ -118,16 +121,19 @@ def check_tie_break(tie_break: object) -> TieBreak:
     return tie_break  # type: ignore[return-value]
 
 
-def symbol_bytes(symbol: int | str) -> bytes:
-    """The bytes of a symbol before any merge: id ``b`` < 256 is byte ``b``; a str its UTF-8.
+def symbol_bytes(symbol: int | str | bytes) -> bytes:
+    """The bytes of a symbol before any merge: id ``b`` < 256 is byte ``b``; a str its UTF-8;
+    bytes themselves (CS336 spells symbols so).
 
     Merged symbols are spelled by joining their parts' bytes (trainers keep that table).
 
-    >>> symbol_bytes(104), symbol_bytes("</w>")
-    (b'h', b'</w>')
+    >>> symbol_bytes(104), symbol_bytes("</w>"), symbol_bytes(b"h")
+    (b'h', b'</w>', b'h')
     """
     if isinstance(symbol, str):
         return symbol.encode("utf-8")
+    if isinstance(symbol, bytes):
+        return symbol
     return bytes([symbol])
 
 
@@ -168,6 +174,49 @@ def weighted(
     return [(list(symbols), 1) for symbols in sequences]
 
 
+class TrainingRound(NamedTuple):
+    """One round of the obvious trainer: what it counted, what it merged, what it left."""
+
+    rank: int  # the merge's rank: 0 for the first one learned
+    counts: dict  # every pair's count before the merge, in order of first occurrence
+    merge: tuple  # (pair, count): the pair chosen by the tie-break, and its count
+    new: Hashable  # the symbol the merge made
+    sequences: list  # [(symbols, weight)] after the merge
+
+
+def training_rounds(
+    sequences: Mapping[Sequence[S], int] | Iterable[Sequence[S]],
+    new_symbol: NewSymbol = next_id,
+    *,
+    tie_break: TieBreak = "first",
+) -> Iterator[TrainingRound]:
+    """Train the obvious way, one round at a time: count all pairs, merge the best, repeat.
+
+    ``sequences`` is ``{sequence: count}`` (e.g. word frequencies, chunk counts, in order of
+    first occurrence) or an iterable of sequences. Pairs never span two sequences. The rounds
+    stop once no pair is left; each round is computed when asked for.
+
+    >>> [(r.rank, r.merge, r.new) for r in training_rounds([list(b"aaab"), list(b"ab")])]
+    [(0, ((97, 97), 2), 256), (1, ((97, 98), 2), 257), (2, ((256, 257), 1), 258)]
+    """
+    check_tie_break(tie_break)
+    data = weighted(sequences)
+    spelled = {symbol: symbol_bytes(symbol) for symbols, _ in data for symbol in symbols}
+    rank = 0
+    while True:
+        counts: dict[Pair[S], int] = {}
+        for symbols, weight in data:
+            get_pair_counts(symbols, counts, weight)
+        if not counts:
+            return
+        pair = best_pair(counts, tie_break, spelled)
+        new = new_symbol(rank, pair)
+        spelled.setdefault(new, spelled[pair[0]] + spelled[pair[1]])
+        data = [(merge(symbols, pair, new), weight) for symbols, weight in data]
+        yield TrainingRound(rank, counts, (pair, counts[pair]), new, data)
+        rank += 1
+
+
 def train_naive(
     sequences: Mapping[Sequence[S], int] | Iterable[Sequence[S]],
     num_merges: int,
@@ -175,34 +224,26 @@ def train_naive(
     *,
     tie_break: TieBreak = "first",
 ) -> list[Merge[S]]:
-    """Learn up to ``num_merges`` merges the obvious way: count all pairs, merge the best, repeat.
+    """The first ``num_merges`` merges of :func:`training_rounds` (fewer if the pairs run out).
 
-    ``sequences`` is ``{sequence: count}`` (e.g. word frequencies, chunk counts, in order of
-    first occurrence) or an iterable of sequences. Pairs never span two sequences. Stops early
-    once no pair is left. Takes time ``num_merges * len(data)``: the reference that the fast
-    trainer, :func:`book.tokenizers.bpe_train.train_merges`, is tested against.
+    Takes time ``num_merges * len(data)``: the reference that the fast trainer,
+    :func:`book.tokenizers.bpe.train.train_merges`, is tested against.
 
     >>> train_naive([list(b"aaab"), list(b"ab")], 2)
     [((97, 97), 2), ((97, 98), 2)]
     >>> train_naive({("h", "u", "g"): 10, ("p", "u", "g"): 5}, 2, joined)
     [(('u', 'g'), 15), (('h', 'ug'), 10)]
     """
-    check_tie_break(tie_break)
-    data = weighted(sequences)
-    spelled = {symbol: symbol_bytes(symbol) for symbols, _ in data for symbol in symbols}
-    merges: list[Merge[S]] = []
-    for rank in range(num_merges):
-        counts: dict[Pair[S], int] = {}
-        for symbols, weight in data:
-            get_pair_counts(symbols, counts, weight)
-        if not counts:
-            break
-        pair = best_pair(counts, tie_break, spelled)
-        new = new_symbol(rank, pair)
-        spelled.setdefault(new, spelled[pair[0]] + spelled[pair[1]])
-        merges.append((pair, counts[pair]))
-        data = [(merge(symbols, pair, new), weight) for symbols, weight in data]
-    return merges
+    check_num_merges(num_merges)
+    rounds = training_rounds(sequences, new_symbol, tie_break=tie_break)
+    return [done.merge for done in islice(rounds, num_merges)]
+
+
+def check_num_merges(num_merges: object) -> int:
+    """``num_merges`` if it is an int >= 0; else a ValueError that says so."""
+    if isinstance(num_merges, bool) or not isinstance(num_merges, int) or num_merges < 0:
+        raise ValueError(f"num_merges must be an int >= 0, got {num_merges!r}")
+    return num_merges
 
 
 def ranks_of(merges: Iterable[Merge[S]]) -> dict[Pair[S], int]:
@@ -305,10 +346,13 @@ def _merge_lowest_rank_heap(
 ) -> list[S]:
     """:func:`merge_lowest_rank` for long sequences: a linked list of symbols, a heap of ranks.
 
+    Exact where each rank names one pair and a merge creates only pairs of higher rank, as
+    the merges of a BPE do.
+
     Where each rank's pair occurs is kept in a bucket, and a min-heap holds the ranks present:
     pop the lowest, merge its occurrences left to right, file the pairs each merge creates
     under their ranks. An occurrence that an earlier merge changed is skipped (a rank names
-    exactly one pair). The heap holds ranks, not occurrences, so a piece that repeats a few
+    exactly one pair). The heap holds ranks, not occurrences, so a chunk that repeats a few
     merges many times (64K letters of one word) costs little more than one pass per merge.
 
     >>> _merge_lowest_rank_heap([7, 7, 7, 8], {(7, 7): 0, (256, 8): 2, (7, 8): 1})

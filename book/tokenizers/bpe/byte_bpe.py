@@ -22,9 +22,8 @@ from collections.abc import Iterable, Sequence
 from operator import index
 from pathlib import Path
 
-from book.tokenizers.base import check_train_vocab_size
-from book.tokenizers.bpe_core import (
-    N_BYTES,
+from book.tokenizers.base import N_BYTES, Described, check_train_vocab_size
+from book.tokenizers.bpe.core import (
     Merge,
     TieBreak,
     build_vocab,
@@ -36,13 +35,13 @@ from book.tokenizers.bpe_core import (
     trace_chunks,
     utf8_bytes,
 )
-from book.tokenizers.bpe_file import read_bpe_file, write_bpe_file
-from book.tokenizers.bpe_train import train_merges
+from book.tokenizers.bpe.trace import Step
+from book.tokenizers.bpe.train import train_merges
 from book.tokenizers.errors import BPEFileError, UnknownIdError
-from book.tokenizers.trace import Step
+from book.tokenizers.formats.bpe_file import read_bpe_file, write_bpe_file
 
 
-class ByteTokenizer:
+class ByteTokenizer(Described):
     """Byte-level BPE: ``merges`` (``(pair, count)`` in rank order) over the 256 byte tokens.
 
     ``byte_ids[b]`` is the id of byte ``b`` and ``new_ids[rank]`` the id merge ``rank``
@@ -148,7 +147,7 @@ class ByteTokenizer:
         return trace_chunks(chunks, self.merges, self.vocab.__getitem__, self.new_ids)
 
     def save(self, path: str | Path) -> None:
-        """Write the tokenizer as a plain-text file (format in :mod:`book.tokenizers.bpe_file`)."""
+        """Write the tokenizer as the book's file (:mod:`book.tokenizers.formats.bpe_file`)."""
         write_bpe_file(path, None, {}, self.byte_ids, self.merges, self.new_ids)
 
     @classmethod
@@ -174,8 +173,8 @@ class ByteTokenizer:
             bad = next(i for i in ids if not hasattr(i, "__index__") or index(i) not in known)
             raise UnknownIdError(bad, self.n_vocab) from None
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(n_vocab={self.n_vocab}, merges={len(self.merges)})"
+    def _describe(self) -> dict[str, object]:
+        return {"merges": len(self.merges)}
 
 
 _BYTES_AND_MERGES = f"the {N_BYTES} byte tokens, then one token per merge"

@@ -11,7 +11,7 @@ order of their first occurrence in the training text.
 
 Unknown input: by default ``encode`` raises :class:`UnknownTokenError` for a word the
 vocabulary lacks. Train with ``unk=True`` to get one extra id, the last one
-(``n_vocab - 1``), that every unknown word maps to; ``decode`` renders it as ``"<unk>"``.
+(``n_vocab - 1``), that every unknown word maps to; it decodes as ``"<unk>"``.
 
 ``decode`` joins the words with single spaces, so it loses: the original spacing (no space
 before punctuation, runs of spaces, tabs and line breaks all become one space); with
@@ -25,13 +25,12 @@ from collections.abc import Callable, Iterable, Mapping
 
 import regex
 
-from book.tokenizers.base import UNK, check_train_vocab_size
-from book.tokenizers.errors import UnknownTokenError, tokens_for_ids
+from book.tokenizers.base import UNK_TOKEN, StrVocabulary, check_train_vocab_size
 
 # Applied inside each whitespace-separated chunk: a run of letters (with their combining marks,
 # which Devanagari vowel signs and decomposed accents need), optionally joined by apostrophes
 # as in "don't" or "I’m"; or a run of digits; or any other single character (punctuation,
-# symbols, emoji). The three alternatives cover every character, so nothing is ever lost.
+# signs such as $ and +, emoji). The three alternatives cover every character, so nothing is lost.
 WORD_PATTERN = regex.compile(r"[\p{L}\p{M}]+(?:['’][\p{L}\p{M}]+)*|\p{N}+|[^\p{L}\p{M}\p{N}]")
 
 
@@ -100,11 +99,12 @@ def vocab_from_counts(
     return [word for word, count in ranked if count >= min_freq][:max_size]
 
 
-class WordTokenizer:
-    """Maps each word of a fixed vocabulary to its index in that vocabulary.
+class WordTokenizer(StrVocabulary):
+    """Maps each word of a fixed list to its index in that list.
 
-    ``split`` names the splitter ("regex" or "whitespace"); ``lowercase`` lowercases text
-    before splitting, both when training and when encoding.
+    ``vocab`` is the words, then ``<unk>`` if ``unk`` is on (last, so that turning it on never
+    renumbers the words). ``split`` names the splitter ("regex" or "whitespace");
+    ``lowercase`` lowercases text before splitting, both when training and when encoding.
 
     >>> tok = WordTokenizer(["hello", "world"], unk=True)
     >>> tok.encode("hello there, world"), tok.unk_id
@@ -115,24 +115,21 @@ class WordTokenizer:
 
     def __init__(
         self,
-        vocab: Iterable[str],
+        words: Iterable[str],
         *,
         split: str = "regex",
         unk: bool = False,
         lowercase: bool = False,
     ):
         self._splitter = get_splitter(split)
-        self.vocab = list(vocab)
-        if len(set(self.vocab)) != len(self.vocab):
-            raise ValueError("the vocabulary holds a word twice; ids must be unique")
+        words = list(words)
+        if len(set(words)) != len(words):
+            raise ValueError("the word list holds a word twice; ids must be unique")
         self.split_name = split
         self.lowercase = lowercase
-        self.stoi = {word: i for i, word in enumerate(self.vocab)}
-        self.itos = dict(enumerate(self.vocab))
-        # <unk> goes last so that turning it on never renumbers the words.
-        self.unk_id = len(self.vocab) if unk else None
-        if unk:
-            self.itos[self.unk_id] = UNK
+        self.vocab = [*words, UNK_TOKEN] if unk else words
+        self.unk_id = len(words) if unk else None
+        self.token_to_id = {word: i for i, word in enumerate(self.vocab)}
 
     @classmethod
     def train(
@@ -145,33 +142,20 @@ class WordTokenizer:
         unk: bool = False,
         lowercase: bool = False,
     ) -> WordTokenizer:
-        """The tokenizer whose vocabulary is :func:`vocab_from_counts` of the words of ``text``.
+        """The tokenizer whose words are :func:`vocab_from_counts` of the words of ``text``.
 
         ``vocab_size`` caps the number of ids, ``<unk>`` included (None: every word seen at
         least ``min_freq`` times).
 
         >>> WordTokenizer.train("a b b c c c", vocab_size=3, unk=True).vocab
-        ['c', 'b']
+        ['c', 'b', '<unk>']
         """
         if vocab_size is not None:
             check_train_vocab_size(vocab_size, int(unk), "the words, plus <unk> if unk=True")
         max_size = None if vocab_size is None else vocab_size - unk
         words = get_splitter(split)(text.lower() if lowercase else text)
-        vocab = vocab_from_counts(word_counts(words), min_freq=min_freq, max_size=max_size)
-        return cls(vocab, split=split, unk=unk, lowercase=lowercase)
-
-    @property
-    def n_vocab(self) -> int:
-        """Number of ids: the words, plus one if ``<unk>`` is on."""
-        return len(self.itos)
-
-    def token_bytes(self, token_id: int) -> bytes:
-        """The UTF-8 bytes of the word with id ``token_id`` (``b"<unk>"`` for the unknown word).
-
-        >>> WordTokenizer(["naïve"]).token_bytes(0)
-        b'na\\xc3\\xafve'
-        """
-        return tokens_for_ids(self.itos, [token_id], self.n_vocab)[0].encode("utf-8")
+        kept = vocab_from_counts(word_counts(words), min_freq=min_freq, max_size=max_size)
+        return cls(kept, split=split, unk=unk, lowercase=lowercase)
 
     def split(self, text: str) -> list[str]:
         """The words ``encode`` looks up: lowercased if ``lowercase``, then split.
@@ -191,9 +175,10 @@ class WordTokenizer:
         """
         ids = []
         for index, word in enumerate(self.split(text)):
-            token_id = self.stoi.get(word, self.unk_id)
+            token_id = self.token_to_id.get(word, self.unk_id)
             if token_id is None:
-                raise self._unknown(word, index)
+                where, keep = f"(word {index} of the text)", " (with min_freq and vocab_size)"
+                raise self.unknown_token_error(word, where, index, keep)
             ids.append(token_id)
         return ids
 
@@ -203,21 +188,8 @@ class WordTokenizer:
         >>> WordTokenizer(["world", "hello", "!"]).decode([1, 0, 2])
         'hello world !'
         """
-        return " ".join(tokens_for_ids(self.itos, ids, self.n_vocab))
+        return " ".join(self.tokens_of(ids))
 
-    def _unknown(self, word: str, index: int) -> UnknownTokenError:
-        """The error for a word outside the vocabulary, with what to do about it."""
-        return UnknownTokenError(
-            f"word {word!r} (word {index} of the text) is not in the vocabulary "
-            f"({len(self.vocab)} words). Train on text that contains it (with min_freq and "
-            f"vocab_size that keep it), or pass unk=True to WordTokenizer.train to encode "
-            f"unknown words as {UNK}.",
-            token=word,
-            position=index,
-        )
-
-    def __repr__(self) -> str:
-        return (
-            f"WordTokenizer(n_vocab={self.n_vocab}, split={self.split_name!r}, "
-            f"unk={self.unk_id is not None}, lowercase={self.lowercase})"
-        )
+    def _describe(self) -> dict[str, object]:
+        unk = self.unk_id is not None
+        return {"split": self.split_name, "unk": unk, "lowercase": self.lowercase}

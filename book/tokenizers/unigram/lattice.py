@@ -43,6 +43,7 @@ Lattice = list[list[Node]]
 PieceTable = dict[str, "tuple[int, float] | None"]
 _NOT_A_PREFIX = ()
 SCORE_RESET = 100_000.0  # see viterbi
+UNK_PENALTY = 10.0  # an unknown character scores this far below the rarest piece (SentencePiece)
 _new_node = tuple.__new__  # Node(...) without the Python-level __new__: lattices are built often
 
 

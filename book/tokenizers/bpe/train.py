@@ -11,7 +11,7 @@ bytes (chapters 05, 06) alike.
 
 >>> train_merges({tuple(b"aaab"): 1, tuple(b"ab"): 1}, 2)
 [((97, 97), 2), ((97, 98), 2)]
->>> from book.tokenizers.bpe_core import joined, train_naive
+>>> from book.tokenizers.bpe.core import joined, train_naive
 >>> words = {("h", "u", "g"): 10, ("p", "u", "g"): 5, ("p", "u", "n"): 12}
 >>> train_merges(words, 3, joined) == train_naive(words, 3, joined)
 True
@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import heapq
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
-from book.tokenizers.base import check_train_vocab_size
-from book.tokenizers.blocks import (
+from book.tokenizers.base import N_BYTES, check_train_vocab_size
+from book.tokenizers.bpe.blocks import (
     Block,
     block_size,
     check_workers,
@@ -34,21 +34,21 @@ from book.tokenizers.blocks import (
     map_blocks,
     read_block,
 )
-from book.tokenizers.bpe_core import (
-    N_BYTES,
+from book.tokenizers.bpe.core import (
     Merge,
     NewSymbol,
     Pair,
     S,
     TieBreak,
     build_vocab,
+    check_num_merges,
     check_tie_break,
     next_id,
     symbol_bytes,
     weighted,
 )
-from book.tokenizers.patterns import GPT2_PATTERN, check_special_names
-from book.tokenizers.pretokenize import training_chunk_counts
+from book.tokenizers.bpe.patterns import GPT2_PATTERN, check_special_names
+from book.tokenizers.bpe.pretokenize import training_chunk_counts
 
 
 def inverted(data: bytes) -> str:
@@ -151,19 +151,23 @@ class PairIndex:
         else:
             del self.counts[pair], self.where[pair], self.first[pair]
 
+    def _key(self, pair: Pair) -> float:
+        """What ranks ``pair`` in the heap now (smallest first): minus its count."""
+        return -self.counts[pair]
+
     def pop_best(self) -> tuple[Pair, int] | None:
-        """The pair to merge and its count (as :func:`~book.tokenizers.bpe_core.best_pair`)."""
+        """The pair to merge and its count (as :func:`~book.tokenizers.bpe.core.best_pair`)."""
         while self.heap:
             entry = heapq.heappop(self.heap)
             pair = entry[-1]
-            if self.counts.get(pair) != -entry[0]:
-                continue  # stale: the count changed since this entry was pushed
+            if pair not in self.counts or self._key(pair) != entry[0]:
+                continue  # stale: the pair's rank changed since this entry was pushed
             exact = min(self.where[pair])
             if exact != entry[-2]:
                 self.first[pair] = exact
                 heapq.heappush(self.heap, self._entry(pair))
                 continue
-            return pair, -entry[0]
+            return pair, self.counts[pair]
         return None
 
     def merge(self, pair: Pair, new) -> None:
@@ -173,7 +177,13 @@ class PairIndex:
         lose one occurrence, ``x new`` and ``new y`` gain one; ``a b`` itself is gone once every
         occurrence is merged.
         """
-        tokens, next_, prev = self.tokens, self.next, self.prev
+        self._merge_occurrences(pair, new)
+        self._push_changed()
+
+    def _merge_occurrences(self, pair: Pair, new) -> None:
+        """Merge the occurrences and recount around them; ``merged_weight`` says how many."""
+        tokens, next_, prev, weights = self.tokens, self.next, self.prev, self.weights
+        merged = 0
         add, remove = self._add, self._remove
         if self.tie_break == "lexicographic" and new not in self.spelled:
             self._spell(new, self.spelled[pair[0]] + self.spelled[pair[1]])
@@ -181,6 +191,7 @@ class PairIndex:
         for node in sorted(occurrences):
             if node not in occurrences:  # eaten by the previous one, as in "aaa"
                 continue
+            merged += weights[node]
             right = next_[node]
             after, before = next_[right], prev[node]
             if before >= 0:
@@ -195,6 +206,10 @@ class PairIndex:
                 add((tokens[before], new), before)
         del self.counts[pair], self.where[pair], self.first[pair]
         self.changed.discard(pair)
+        self.merged_weight = merged
+
+    def _push_changed(self) -> None:
+        """A fresh heap entry for every pair whose rank may have changed (old ones go stale)."""
         for changed in self.changed:
             if changed in self.counts:
                 heapq.heappush(self.heap, self._entry(changed))
@@ -220,8 +235,7 @@ def train_merges(
     ([((97, 98), 1)], [((99, 100), 1)])
     """
     check_tie_break(tie_break)
-    if isinstance(num_merges, bool) or not isinstance(num_merges, int) or num_merges < 0:
-        raise ValueError(f"num_merges must be an int >= 0, got {num_merges!r}")
+    check_num_merges(num_merges)
     index = PairIndex(weighted(sequences), tie_break)
     merges: list[Merge[S]] = []
     for rank in range(num_merges):
@@ -231,6 +245,85 @@ def train_merges(
         merges.append(best)
         index.merge(best[0], new_symbol(rank, best[0]))
     return merges
+
+
+Score = Callable[[int, int, int], float]  # (pair count, left count, right count) -> score
+
+
+class ScoredPairIndex(PairIndex):
+    """A :class:`PairIndex` that ranks pairs by ``score(pair count, left count, right count)``.
+
+    WordPiece's likelihood score is one (chapter 10). A merge changes the counts of its two
+    symbols, so the scores of every pair holding one of them, or the new symbol, are computed
+    again (``pairs_of`` finds them). Ties go to the pair that occurs first, the book's rule.
+    """
+
+    def __init__(self, data: list[tuple[list[S], int]], score: Score):
+        self.score = score
+        self.symbol_counts: dict = {}
+        for symbols, weight in data:
+            for symbol in symbols:
+                self.symbol_counts[symbol] = self.symbol_counts.get(symbol, 0) + weight
+        self.pairs_of: dict = {}  # symbol -> the pairs it may be part of
+        super().__init__(data, "first")
+        for pair in self.counts:
+            self._index(pair)
+
+    def score_of(self, pair: Pair) -> float:
+        """The score of ``pair`` now."""
+        left, right = pair
+        return self.score(self.counts[pair], self.symbol_counts[left], self.symbol_counts[right])
+
+    def _key(self, pair: Pair) -> float:
+        return -self.score_of(pair)
+
+    def _entry(self, pair: Pair) -> tuple:
+        return (self._key(pair), self.first[pair], pair)
+
+    def _index(self, pair: Pair) -> None:
+        self.pairs_of.setdefault(pair[0], set()).add(pair)
+        self.pairs_of.setdefault(pair[1], set()).add(pair)
+
+    def _add(self, pair: Pair, node: int) -> None:
+        super()._add(pair, node)
+        self._index(pair)
+
+    def merge(self, pair: Pair, new) -> None:
+        self._merge_occurrences(pair, new)
+        counts, weight = self.symbol_counts, self.merged_weight
+        counts[pair[0]] -= weight
+        counts[pair[1]] -= weight
+        counts[new] = counts.get(new, 0) + weight
+        for symbol in {*pair, new}:
+            alive = {held for held in self.pairs_of.get(symbol, ()) if held in self.counts}
+            self.pairs_of[symbol] = alive
+            self.changed |= alive
+        self._push_changed()
+
+
+def scored_merges(
+    sequences: Mapping[Sequence[S], int] | Iterable[Sequence[S]],
+    score: Score,
+    new_symbol: NewSymbol,
+) -> Iterator[tuple[Pair[S], float]]:
+    """``(pair, score)`` of each merge, the best score first, for as long as pairs are left.
+
+    Like :func:`train_merges` with ``score`` in place of the count; each merge is made when the
+    next one is asked for.
+
+    >>> from book.tokenizers.bpe.core import joined
+    >>> likelihood = lambda n, left, right: n / (left * right)
+    >>> list(scored_merges({("a", "b"): 2, ("a", "c"): 1}, likelihood, joined))
+    [(('a', 'b'), 0.3333333333333333), (('a', 'c'), 1.0)]
+    """
+    index = ScoredPairIndex(weighted(sequences), score)
+    rank = 0
+    while (best := index.pop_best()) is not None:
+        pair = best[0]
+        value = index.score_of(pair)
+        index.merge(pair, new_symbol(rank, pair))
+        rank += 1
+        yield pair, value
 
 
 def train_bpe(
@@ -247,7 +340,7 @@ def train_bpe(
     ``vocab`` maps each id to its bytes: 0-255 the bytes, then one token per merge, then the
     special tokens; ``merges`` lists the pairs of bytes merged, in order. ``vocab_size``
     counts all of them. The text is cut at the special tokens, so no merge crosses or enters
-    one; each piece is pre-tokenized with ``pattern`` (GPT-2's by default). The file is
+    one; each part is pre-tokenized with ``pattern`` (GPT-2's by default). The file is
     counted in blocks by ``workers`` processes (None: one for a small file, else every CPU),
     and the counts are merged in file order, so the result does not depend on ``workers``.
     ``tie_break="lexicographic"`` reproduces CS336's reference (the greater pair of bytes

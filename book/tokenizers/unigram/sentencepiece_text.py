@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 
 SPACE = "\u2581"  # ▁, the visible space of SentencePiece pieces
-UNK_SURFACE = " \u2047 "  # what SentencePiece's decoder shows for <unk>: " ⁇ "
 BYTE_PIECE = re.compile(r"<0x([0-9A-F]{2})>")
 
 
@@ -51,7 +50,7 @@ def normalize(
             previous_was_space = ch == " "
     normalized = "".join(out)
     if remove_extra_whitespaces:
-        # SentencePiece strips the space symbol at the end, even a literal ▁ the text held.
+        # SentencePiece strips the space marker at the end, even a literal ▁ the text held.
         while normalized.endswith(space):
             normalized = normalized[: -len(space)]
     return normalized
