@@ -32,12 +32,15 @@ from __future__ import annotations
 
 import glob
 import os
+import sys
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from distributed import Client, Future, KilledWorker, LocalCluster, progress, wait
+from distributed import Client, Future, KilledWorker, LocalCluster, wait
+from distributed.diagnostics.progressbar import MultiProgressWidget, TextProgressBar
+from distributed.utils import is_kernel
 
 from book.tokenizers import blocks
 from book.tokenizers.bpe_core import TieBreak
@@ -51,6 +54,35 @@ ERRORS = ("strict", "replace")  # decoding policies that cannot change a pre-tok
 
 class BlockCountError(RuntimeError):
     """A block of a file could not be counted on the cluster; the message says which, and why."""
+
+
+class KeptProgressBar(TextProgressBar):
+    """Dask's text progress bar (``progress(..., notebook=False)``), left on screen when done.
+
+    Dask's erases itself at the end; this one ends its line instead, so the finished bar stays.
+    """
+
+    def _draw_stop(self, **kwargs) -> None:
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+
+
+def show_progress_until_done(client: Client, future: Future) -> None:
+    """Dask's progress display for ``future`` and the tasks it depends on; returns when done.
+
+    In Jupyter it is Dask's widget, one bar per kind of task, as ``distributed.progress``
+    draws it; that call returns at once and updates the bars later, while this one updates
+    them from the client's event loop as it waits, so the notebook keeps the finished bars
+    (and the rendered book shows them). Elsewhere it is Dask's text bar.
+    """
+    if is_kernel():
+        from IPython.display import display
+
+        bar = MultiProgressWidget([future], scheduler=client.scheduler.address, complete=True)
+        display(bar.widget)
+        client.sync(bar.listen)
+    else:
+        KeptProgressBar([future], scheduler=client.scheduler.address)
 
 
 def local_cluster(n_workers: int | None = None, processes: bool = True) -> LocalCluster:
@@ -144,7 +176,8 @@ def dask_chunk_counts(
     tree reductions). ``errors="replace"`` reads bytes that are not UTF-8 as U+FFFD; the
     default, ``"strict"``, raises ``NotUTF8Error`` with the file, byte offset and line of the
     first one. ``timeout`` bounds, in seconds, connecting to the scheduler and waiting for a
-    worker (as ``Client(timeout=...)``). ``show_progress`` shows Dask's progress bar.
+    worker (as ``Client(timeout=...)``). ``show_progress`` shows Dask's progress display
+    (:func:`show_progress_until_done`).
     """
     names = tuple(check_special_names(special_tokens))
     compile_pattern(pattern)  # a bad pattern fails here, not once per block
@@ -262,8 +295,7 @@ def _count(client, plan, pattern, names, errors, split_every, show_progress) -> 
         depth += 1
     try:
         if show_progress:
-            progress(level[0], notebook=False)  # the text bar: it returns when all is done
-            print()  # the bar ends without a line break
+            show_progress_until_done(client, level[0])
         return level[0].result()
     except Exception as error:
         raise _first_failure(counted, plan, error) from None
