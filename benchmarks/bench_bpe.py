@@ -200,7 +200,7 @@ def encoding_rows(n_bytes: int, repeat: int) -> list[list[str]]:
     return rows
 
 
-# Each measurement of memory runs in a fresh process: PEAK_BEFORE + the work + PEAK_AFTER.
+# Each measurement of memory runs in a fresh process, as a script made by ``measured``.
 # Linux resets the peak resident size when "5" is written to /proc/self/clear_refs, so VmHWM
 # afterwards is the peak during the work; elsewhere the lifetime peak (ru_maxrss) is all
 # there is, which loading the tokenizer may dominate. The work prints its results as JSON,
@@ -224,16 +224,26 @@ else:
 result["growth"] = peak - before
 print(json.dumps(result))
 """
-STREAM = """
+
+
+def measured(setup: str, work: str) -> str:
+    """A script that runs ``setup``, then ``work`` with the growth of its peak memory."""
+    return "\n".join([setup, PEAK_BEFORE, work, PEAK_AFTER])
+
+
+STREAM = measured(
+    """
 from book.tokenizers import RegexTokenizer
 tok = RegexTokenizer.from_tiktoken("cl100k_base")
 tok.encode_ordinary("warm up " * 10)
-""" + PEAK_BEFORE + """
+""",
+    """
 start = time.perf_counter()
 with open(sys.argv[1], encoding="utf-8", newline="") as lines:
     n = sum(1 for _ in tok.encode_iterable(lines))
 result = {"ids": n, "seconds": time.perf_counter() - start}
-""" + PEAK_AFTER
+""",
+)
 
 
 def in_child(script: str, *args: str) -> dict:
@@ -313,7 +323,8 @@ def counting_rows(path: Path, repeat: int) -> list[list[str]]:
 
 # Dask's driver starts a local cluster of 2 workers (other processes; the driver's process
 # also runs the cluster's scheduler) before its memory is measured.
-COUNT = """
+COUNT = measured(
+    """
 import pickle, sys
 from distributed import Client
 from book.tokenizers.bpe_train import file_chunk_counts
@@ -322,13 +333,15 @@ from book.tokenizers.patterns import GPT2_PATTERN
 path, how = sys.argv[1], sys.argv[2]
 cluster = local_cluster(2) if how == "dask" else None
 client = Client(cluster) if cluster else None
-""" + PEAK_BEFORE + """
+""",
+    """
 if client:
     counts = dask_chunk_counts(path, client=client)
 else:
     counts = file_chunk_counts(path, GPT2_PATTERN, [], workers=1)
 result = {"table": len(pickle.dumps(counts))}
-""" + PEAK_AFTER
+""",
+)
 
 
 def counting_memory_rows(path: Path) -> list[list[str]]:
