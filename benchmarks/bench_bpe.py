@@ -14,9 +14,10 @@ between machines. Where the results must agree (ids of an encoder), they are che
 - one 64K-character piece: book and tiktoken, in seconds;
 - streaming a file with ``encode_iterable`` in a child process: throughput, and peak resident
   memory above the memory before streaming, for a small and a 10 times bigger file;
-- counting the pre-tokens of a 100 MB file: one process, ``multiprocessing`` (2 processes),
-  and Dask with 1 and 2 workers (clusters started beforehand), as "x the one-process time";
-  and in child processes, the peak memory of the one process against that of Dask's driver.
+- counting the pre-tokens of a 100 MB file of English and code (how many distinct is
+  printed): one process, ``multiprocessing`` (2 processes), and Dask with 1 and 2 workers
+  (clusters started beforehand), as speed relative to one process; and in child processes,
+  the peak memory of the one process against that of Dask's driver.
 
 Texts, all on this machine, nothing downloaded: English is the book's plays and Python
 documentation plus the descriptions of the installed packages, repeated to the size asked
@@ -282,9 +283,9 @@ def streaming_rows(sizes: list[int], folder: Path) -> list[list[str]]:
     return rows
 
 
-def write_sized(path: Path, size: int) -> float:
-    """A file of about ``size`` bytes of English (1 MB of it, repeated); its size in MB."""
-    unit, _ = sized(english_sources(), 1_000_000)
+def write_sized(path: Path, size: int, texts: list[str] | None = None) -> float:
+    """A file of about ``size`` bytes: ``texts`` (1 MB of English if None), repeated; its MB."""
+    unit, _ = sized(english_sources(), 1_000_000) if texts is None else sized(texts, size)
     with open(path, "w", encoding="utf-8") as file:
         for _ in range(max(1, size // len(unit))):
             file.write(unit)
@@ -314,7 +315,7 @@ def counting_rows(path: Path, repeat: int) -> list[list[str]]:
             repeat,
         )
     labels = ["one process", "multiprocessing, 2 processes", "Dask, 1 worker", "Dask, 2 workers"]
-    label = f"count {path.stat().st_size / 1e6:.0f} MB ({len(expected):,} distinct)"
+    label = f"count {path.stat().st_size / 1e6:.0f} MB ({len(expected):,} distinct pre-tokens)"
     return [
         [f"{label}, {name}", f"{seconds:.1f} s", f"{times[0] / seconds:.2f}x the speed"]
         for name, seconds in zip(labels, times)
@@ -397,7 +398,7 @@ def main(argv: list[str] | None = None) -> None:
             ["", "time", "throughput", "memory"],
         )
         counted = Path(folder) / "count.txt"
-        write_sized(counted, count_size)
+        write_sized(counted, count_size, english_sources() + code_sources())
         print_table(
             "Counting pre-tokens (file_chunk_counts vs dask_chunk_counts; identical counts)",
             counting_rows(counted, args.repeat),

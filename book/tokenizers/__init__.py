@@ -7,7 +7,7 @@ One interface, :class:`Tokenizer` (``base``), and the book's tokenizers, each a 
   (06), all on one core: ``bpe_core`` (each step once), ``bpe_train`` (the fast trainer and
   ``train_bpe``), ``pretokenize`` and ``patterns`` (split patterns), ``bpe_vocab`` (tiktoken's
   ranks, CS336's vocab and merges), ``gpt2_files``, ``bpe_file`` (save/load), ``blocks`` and
-  ``streaming`` (big files, chapter 09);
+  ``streaming`` (big files, chapter 09), ``dask_counts`` (counting on a Dask cluster);
 - WordPiece (chapter 10): ``wordpiece.WordPiece`` on ``bert_pretokenizer``;
 - Unigram (chapter 10): ``unigram.Unigram`` on ``lattice`` (Viterbi, n-best), trained by
   ``unigram_train``, with SentencePiece's ``sentencepiece_text`` conventions, its

@@ -22,8 +22,8 @@ Each file is a document of its own: no pre-token spans two files. The merge step
 >>> for name, text in [("a.txt", "low low<|endoftext|>lower"), ("b.txt", "lowest")]:
 ...     _ = open(os.path.join(folder, name), "w").write(text)
 >>> with local_cluster(1, processes=False) as cluster, Client(cluster) as client:
-...     glob = os.path.join(folder, "*.txt")
-...     counts = dask_chunk_counts(glob, special_tokens=["<|endoftext|>"], client=client)
+...     files = os.path.join(folder, "*.txt")
+...     counts = dask_chunk_counts(files, special_tokens=["<|endoftext|>"], client=client)
 >>> counts
 {b'low': 1, b' low': 1, b'lower': 1, b'lowest': 1}
 """
