@@ -16,6 +16,7 @@ import pytest
 import regex
 from distributed import Client, LocalCluster
 from distributed.diagnostics.plugin import WorkerPlugin
+from distributed.protocol import dumps, loads, to_serialize
 from hypothesis import given
 from hypothesis import strategies as st
 from parity_corpus import TEXTS
@@ -27,6 +28,7 @@ from book.tokenizers.bpe_train import add_counts, file_chunk_counts
 from book.tokenizers.dask_counts import (
     LOOPBACK,
     BlockCountError,
+    Table,
     _count,
     dask_chunk_counts,
     local_cluster,
@@ -155,6 +157,14 @@ def test_progress_shows_dasks_bar(client, tmp_path, capsys):
     files = write(tmp_path, ["one two three"] * 3)
     dask_chunk_counts(files, client=client, block_size=4, show_progress=True)
     assert "| 100% Completed |" in capsys.readouterr().out
+
+
+def test_a_table_crosses_dask_as_one_pickled_frame_whatever_its_size():
+    for size in (10, 10_000):
+        table = Table({str(i).encode(): i for i in range(size)})
+        frames = dumps({"result": to_serialize(table)})
+        assert len(frames) <= 4  # a dict would take a frame per count
+        assert loads(frames)["result"].counts == table.counts
 
 
 def test_empty_files_count_nothing(client, tmp_path):
