@@ -134,14 +134,19 @@ def _after_special(text: str, names: Sequence[str]) -> int | None:
     return min(ends, default=None)
 
 
-def read_block(path: str | Path, block: Block) -> str:
-    """The text of ``block``; bytes that are not UTF-8 raise :class:`NotUTF8Error`."""
+def read_block(path: str | Path, block: Block, errors: str = "strict") -> str:
+    """The text of ``block``; bytes that are not UTF-8 raise :class:`NotUTF8Error`.
+
+    With ``errors="replace"`` they become U+FFFD instead, as in ``bytes.decode``. The blocks'
+    texts then still add up to the file's: no cut falls inside a sequence of bad bytes (a cut
+    is before a space or after a special token, where decoding starts afresh).
+    """
     start, end = block
     with open(path, "rb") as file:
         file.seek(start)
         data = file.read(end - start)
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8", errors)
     except UnicodeDecodeError as error:
         offset = start + error.start
         raise NotUTF8Error(

@@ -4,8 +4,8 @@ The 256 byte values are the starting vocabulary, so there is no unknown characte
 string encodes, including scripts and emoji never seen in training. Training merges the most
 frequent adjacent pair again and again; the book's tie-break (among equally frequent pairs,
 the one occurring first in the training data) is exactly what the obvious algorithm,
-:func:`book.tokenizers.bpe_core.train_naive`, does;
-:func:`book.tokenizers.bpe_train.train_merges` learns the same merges incrementally.
+:func:`book.tokenizers.bpe.core.train_naive`, does;
+:func:`book.tokenizers.bpe.train.train_merges` learns the same merges incrementally.
 
 >>> tok = ByteTokenizer.train("low lower lowest low", vocab_size=259)
 >>> [(tok.vocab[new_id], count) for new_id, (_pair, count) in enumerate(tok.merges, 256)]

@@ -95,7 +95,7 @@ def encode_file(
 
     The file is cut into blocks where the text may be cut (``blocks.file_blocks``), each block
     read, decoded and encoded by a worker; at most two blocks per worker are in memory. A byte
-    that is not UTF-8 raises :class:`~book.tokenizers.blocks.NotUTF8Error` with its place.
+    that is not UTF-8 raises :class:`~book.tokenizers.bpe.blocks.NotUTF8Error` with its place.
     ``workers=None``: one process for a small file, else every CPU.
     """
     total = os.path.getsize(path)

@@ -2,7 +2,7 @@
 
 Also :func:`train_bpe`, training on a big file with several processes (CS336's interface).
 
-:func:`book.tokenizers.bpe_core.train_naive` recounts every pair of the data after each merge.
+:func:`book.tokenizers.bpe.core.train_naive` recounts every pair of the data after each merge.
 A merge only changes the pairs next to the occurrences of the pair it merges, so this trainer
 keeps the counts, where each pair occurs, and a max-heap of the counts, and after a merge
 updates only the pairs it touched (chapter 09 builds it step by step). Its merges, their
@@ -228,7 +228,7 @@ def train_merges(
     ``sequences`` is ``{sequence: count}`` in order of first occurrence (word frequencies,
     chunk counts; one whole text is ``{tuple(text.encode()): 1}``) or an iterable of sequences.
     ``new_symbol(rank, pair)`` names the symbol each merge makes (byte level: ``256 + rank``;
-    character level: :func:`~book.tokenizers.bpe_core.joined`). ``tie_break`` is ``"first"``
+    character level: :func:`~book.tokenizers.bpe.core.joined`). ``tie_break`` is ``"first"``
     (the book's rule) or ``"lexicographic"`` (the greater pair of bytes wins, as in CS336).
 
     >>> train_merges([b"ab", b"cd"], 1), train_merges([b"ab", b"cd"], 1, tie_break="lexicographic")
@@ -354,11 +354,39 @@ def train_bpe(
     ([(b'l', b'o'), (b'lo', b'w')], b'low', b'<|endoftext|>')
     """
     names = check_special_names(special_tokens)
+    check_bpe_options(vocab_size, names, tie_break)  # before the long part: counting
+    counts = file_chunk_counts(input_path, pattern, names, check_workers(workers))
+    return train_bpe_from_counts(counts, vocab_size, names, tie_break=tie_break)
+
+
+def check_bpe_options(vocab_size: object, names: Sequence[str], tie_break: object) -> int:
+    """The number of merges that ``vocab_size`` leaves; a ValueError for a bad size or rule."""
     what = f"the {N_BYTES} byte tokens, one token per merge, {len(names)} special tokens"
     check_train_vocab_size(vocab_size, N_BYTES + len(names), what)
     check_tie_break(tie_break)
-    counts = file_chunk_counts(input_path, pattern, names, check_workers(workers))
-    merges = train_merges(counts, vocab_size - N_BYTES - len(names), tie_break=tie_break)
+    return vocab_size - N_BYTES - len(names)
+
+
+def train_bpe_from_counts(
+    counts: Mapping[bytes, int],
+    vocab_size: int,
+    special_tokens: Iterable[str],
+    *,
+    tie_break: TieBreak = "first",
+) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    """The merge step of :func:`train_bpe`: ``(vocab, merges)`` from the pre-token counts.
+
+    ``counts`` maps each pre-token's bytes to how often it occurs, in order of first
+    occurrence (what :func:`file_chunk_counts` gives, or counting on a cluster); the rest is as
+    in :func:`train_bpe`.
+
+    >>> vocab, merges = train_bpe_from_counts({b"low": 2, b"lower": 1}, 258, [])
+    >>> merges, vocab[257]
+    ([(b'l', b'o'), (b'lo', b'w')], b'low')
+    """
+    names = check_special_names(special_tokens)
+    num_merges = check_bpe_options(vocab_size, names, tie_break)
+    merges = train_merges(counts, num_merges, tie_break=tie_break)
     vocab = build_vocab(merges)
     pairs = [(vocab[left], vocab[right]) for (left, right), _count in merges]
     for name in names:
@@ -369,7 +397,7 @@ def train_bpe(
 def file_chunk_counts(
     path: str | Path, pattern: str, names: Sequence[str] = (), workers: int | None = None
 ) -> dict[bytes, int]:
-    """:func:`~book.tokenizers.pretokenize.training_chunk_counts` of a file, block by block.
+    """:func:`~book.tokenizers.bpe.pretokenize.training_chunk_counts` of a file, block by block.
 
     Blocks are counted in ``workers`` processes and their counts added up in file order, so
     the chunks keep their order of first occurrence (which the book's tie-break needs).
@@ -380,9 +408,23 @@ def file_chunk_counts(
     counts: dict[bytes, int] = {}
     setup = (str(path), pattern, tuple(names))
     for block_counts in map_blocks(_count_block, blocks, workers, _set_up_counting, setup):
-        get = counts.get
-        for chunk, count in block_counts.items():
-            counts[chunk] = get(chunk, 0) + count
+        add_counts(counts, block_counts)
+    return counts
+
+
+def add_counts(counts: dict[bytes, int], more: Mapping[bytes, int]) -> dict[bytes, int]:
+    """Add ``more`` into ``counts`` (and return it); chunks new to ``counts`` go last.
+
+    Adding the blocks' counts in file order thus keeps each chunk at its first occurrence,
+    however the additions are grouped: ``(a + b) + c`` and ``a + (b + c)`` are the same dict,
+    in the same order.
+
+    >>> add_counts({b"a": 1, b"b": 1}, {b"c": 1, b"a": 2})
+    {b'a': 3, b'b': 1, b'c': 1}
+    """
+    get = counts.get
+    for chunk, count in more.items():
+        counts[chunk] = get(chunk, 0) + count
     return counts
 
 
