@@ -9,7 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from book.encodings import get_encoding
+from book.show.fallback import HIDE_STATIC_CSS
 from book.show.viewer import (
+    NEEDS_JS,
     TokenViewer,
     compare,
     ids_view,
@@ -233,3 +235,27 @@ def test_widget_takes_labelled_book_tokenizers():
 def test_widget_needs_a_tokenizer():
     with pytest.raises(ValueError, match="at least one tokenizer"):
         TokenViewer("x", [])
+
+
+def test_static_copy_shows_every_tokenizer_and_the_widget_hides_it():
+    widget = TokenViewer("Hi 🌍", ["gpt2", "o200k_base"])
+    static = widget.static_html()
+    assert 'class="tfs-static"' in static and NEEDS_JS in static
+    for name in ("gpt2", "o200k_base"):
+        widget.tokenizer = name
+        assert widget.view_html in static  # each tokenizer's view, as the menu would show it
+    assert HIDE_STATIC_CSS not in static  # else the copy would hide itself
+    assert HIDE_STATIC_CSS in widget.children[0].value  # the widget's own style sheet
+    widget.close()
+
+
+def test_displaying_the_widget_shows_the_static_copy_first(monkeypatch):
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, **kw: shown.append(obj))
+    widget = TokenViewer("Hi", ["gpt2"])
+    widget._ipython_display_()
+    assert shown[0].data == widget.static_html()
+    assert "application/vnd.jupyter.widget-view+json" in shown[1]
+    widget.close()

@@ -25,6 +25,8 @@ from typing import Protocol
 import ipywidgets as widgets
 
 from book.show.chips import CHIPS_CSS, chip_html, chips_html
+from book.show.fallback import HIDE_STATIC_CSS, StaticFallback
+from book.show.fallback import static_html as fallback_html
 from book.tokenizers.char_bpe import END_OF_WORD
 from book.tokenizers.trace import Piece, Step
 
@@ -57,9 +59,7 @@ STEPPER_CSS = """<style>
 .tfs-note{font-size:13px;color:#333;margin:4px 0}
 </style>"""
 
-# Goes into the page only with the widget itself (inside its HTML), so the static copy of the
-# first step that precedes every stepper disappears exactly when the widget did render.
-HIDE_STATIC_CSS = "<style>.tfs-static{display:none}</style>"
+# What the static copy of the first step, shown before every stepper, says (book.show.fallback).
 NEEDS_JS = (
     "Stepping through this needs JavaScript (the widget's scripts did not load): the first "
     "step is shown. Run the notebook (Binder, Colab, Jupyter) to step through it."
@@ -183,19 +183,16 @@ def static_html(first_view: str) -> str:
     >>> "needs JavaScript" in static_html("<div>step 0</div>")
     True
     """
-    return (
-        f'{CHIPS_CSS}{STEPPER_CSS}<div class="tfs-static">{first_view}'
-        f'<div class="tfs-note"><i>{NEEDS_JS}</i></div></div>'
-    )
+    return CHIPS_CSS + STEPPER_CSS + fallback_html(first_view, NEEDS_JS)
 
 
-class Stepper(widgets.VBox):
+class Stepper(StaticFallback, widgets.VBox):
     """What every stepper shares: a text box, ◀ ▶ play, a step box, a slider and one view a step.
 
     A subclass computes the steps of a text (``_compute``) and renders one step (``_view``).
     ``text`` (set it to recompute), ``step`` (0 = the start, ``n_steps`` = the end),
     ``next()`` / ``back()``, ``view_html``. Displayed, it is preceded by a static copy of its
-    first step, which the widget hides once it renders (see :data:`HIDE_STATIC_CSS`).
+    first step, which the widget hides once it renders (``book.show.fallback``).
     """
 
     def __init__(
@@ -299,13 +296,6 @@ class Stepper(widgets.VBox):
         """Go one step back (stays put at the start) and return the step now shown."""
         self.step -= 1
         return self.current
-
-    def _ipython_display_(self) -> None:
-        """Display the static copy of the first step, then the widget (which hides the copy)."""
-        from IPython.display import HTML, display
-
-        display(HTML(self.static_html()))
-        display(self._repr_mimebundle_(), raw=True)
 
     def close(self) -> None:
         """Close this widget and every widget it made, links included."""
