@@ -19,6 +19,8 @@ PALETTE = (
     "#F0E442",  # yellow
     "#000000",  # black
 )
+FIGURE_DPI = 100  # pixels per inch of the pictures in the page
+SMALLEST_TEXT_PT = 10  # the smallest text the style draws (tick labels, legends)
 
 
 def use_book_style() -> None:
@@ -37,7 +39,7 @@ def use_book_style() -> None:
             "axes.titleweight": "bold",
             "axes.titlesize": 12,
             "figure.figsize": (7.5, 4.2),
-            "figure.dpi": 100,
+            "figure.dpi": FIGURE_DPI,
             "savefig.bbox": "tight",
             # Fonts that carry the scripts shown in the book's tick labels.
             "font.family": ["DejaVu Sans"],
