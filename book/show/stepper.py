@@ -27,6 +27,7 @@ import ipywidgets as widgets
 from book.show.chips import CHIPS_CSS, chip_html, chips_html
 from book.show.fallback import HIDE_STATIC_CSS, StaticFallback
 from book.show.fallback import static_html as fallback_html
+from book.show.stack import STACK_CSS, stack
 from book.tokenizers.char_bpe import END_OF_WORD
 from book.tokenizers.trace import Piece, Step
 
@@ -174,7 +175,8 @@ def nav_html(interval_ms: int) -> str:
         button_html("◀", "tfs-back", "back one merge", BACK_JS),
         button_html("▶", "tfs-forward", "forward one merge", FORWARD_JS),
     ]
-    return f"{CHIPS_CSS}{STEPPER_CSS}{HIDE_STATIC_CSS}<div class='tfs-nav'>{''.join(buttons)}</div>"
+    css = CHIPS_CSS + STEPPER_CSS + HIDE_STATIC_CSS + STACK_CSS
+    return f"{css}<div class='tfs-nav'>{''.join(buttons)}</div>"
 
 
 def static_html(first_view: str) -> str:
@@ -209,7 +211,7 @@ class Stepper(StaticFallback, widgets.VBox):
         )
         self._step_box.add_class("tfs-step")  # the HTML buttons find the box by this class
         self._slider = widgets.IntSlider(description=slider_label, readout=False, style=tight)
-        self._stack = widgets.Stack()
+        self._stack = stack()
         self._message = widgets.HTML()  # says why a typed text could not be used
         # Browser-side links: they keep working in the static book, where no kernel runs.
         self._links = [

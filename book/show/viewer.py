@@ -29,6 +29,7 @@ from book.encodings import ENCODINGS, get_encoding
 from book.show.chips import CHIPS_CSS, Piece, chips_html
 from book.show.fallback import HIDE_STATIC_CSS, StaticFallback
 from book.show.fallback import static_html as fallback_html
+from book.show.stack import STACK_CSS, stack
 
 # The menu of the widget by default: gpt2 and r50k_base hold the same tokens, so one of them.
 DEFAULT_TOKENIZERS = ("gpt2", "cl100k_base", "o200k_base")
@@ -253,10 +254,10 @@ class TokenViewer(StaticFallback, widgets.VBox):
         )
         self._menu = widgets.Dropdown(options=list(self._tokenizers), description="tokenizer")
         self._html = [widgets.HTML() for _ in self._tokenizers]
-        self._stack = widgets.Stack(self._html, selected_index=0)
+        self._stack = stack(self._html, selected_index=0)
         # A browser-side link: the menu switches views in the static book, where no kernel runs.
         self._link = widgets.jslink((self._menu, "index"), (self._stack, "selected_index"))
-        style = widgets.HTML(CHIPS_CSS + VIEWER_CSS + HIDE_STATIC_CSS)
+        style = widgets.HTML(CHIPS_CSS + VIEWER_CSS + HIDE_STATIC_CSS + STACK_CSS)
         super().__init__([style, self._text_box, self._menu, self._stack])
         self._owned = [self._link, *self._html, self._stack, self._menu, self._text_box, style]
         self.text = text
