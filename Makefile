@@ -9,7 +9,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 DOWNLOADS := .cache/downloads
 
-.PHONY: book test test-fast lint bench setup setup-test encodings exercises browser-deps clean
+.PHONY: book test test-fast lint format-notebooks bench setup setup-test encodings exercises browser-deps clean
 
 book: setup _build/.package-stamp
 	$(PY) tools/build_book.py .
@@ -29,11 +29,25 @@ test: setup-test _build/.package-stamp lint grader-deps
 test-fast: $(VENV)/.dev-installed encodings
 	HYPOTHESIS_MAX_EXAMPLES=50 $(PY) -m pytest -q -n 2 -m "not slow and not browser"
 
-# Style (ruff) and the package's floors (import-linter's layers contract in pyproject.toml).
+# Notebook code is read in the rendered book's column, which holds 79 characters at 1280 px
+# (book/site/static/book.css; tests/browser/test_pages_browser.py measures every page).
+NOTEBOOK_WIDTH := 79
+NOTEBOOKS = $(wildcard chapters/*.ipynb solutions/*.ipynb exercises/*.ipynb appendix/*.ipynb)
+
+# Style (ruff) and the package's floors (import-linter's layers contract in pyproject.toml);
+# notebook code formatted to the column, and no longer line (a string, a comment) left in it.
 lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check book tests benchmarks tools
 	$(VENV)/bin/ruff format --check book tests benchmarks tools
+	$(VENV)/bin/ruff format --check --line-length $(NOTEBOOK_WIDTH) $(NOTEBOOKS)
+	$(VENV)/bin/ruff check --select E501 --line-length $(NOTEBOOK_WIDTH) $(NOTEBOOKS)
 	$(VENV)/bin/lint-imports
+
+# Format the code of every chapter and solutions notebook to the column, then regenerate the
+# exercises from the solutions. Only code cells' sources change (ruff keeps outputs).
+format-notebooks: $(VENV)/.dev-installed
+	$(VENV)/bin/ruff format --line-length $(NOTEBOOK_WIDTH) $(filter-out exercises/%,$(NOTEBOOKS))
+	$(PY) -m book.exercises
 
 setup: $(VENV)/.book-installed encodings
 
