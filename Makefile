@@ -43,9 +43,10 @@ lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check --select E501 --line-length $(NOTEBOOK_WIDTH) $(NOTEBOOKS)
 	$(VENV)/bin/lint-imports
 
-# Format the code of every chapter and solutions notebook to the column, then regenerate the
-# exercises from the solutions. Only code cells' sources change (ruff keeps outputs).
+# Format the code of every chapter and solutions notebook to the column (strings split where
+# they cross it, then ruff), and regenerate the exercises. Only code cells' sources change.
 format-notebooks: $(VENV)/.dev-installed
+	$(PY) tools/split_long_strings.py $(NOTEBOOK_WIDTH) $(filter-out exercises/%,$(NOTEBOOKS))
 	$(VENV)/bin/ruff format --line-length $(NOTEBOOK_WIDTH) $(filter-out exercises/%,$(NOTEBOOKS))
 	$(PY) -m book.exercises
 
