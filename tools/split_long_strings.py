@@ -5,8 +5,9 @@
 ruff formats notebook code to the column but never splits a string. This does, the way one
 would by hand: a literal that crosses column WIDTH is cut at a space into two adjacent
 literals (Python joins them), the second on the next line under the first; a literal outside
-brackets is put in parentheses first. A cell is changed only if its syntax tree stays
-exactly the same, so the code means what it meant. Run ruff format afterwards (make
+brackets is put in parentheses first. A split is kept only if the cell's syntax tree stays
+exactly the same, so the code means what it meant. Comments and one-line docstrings that
+cross the column are prose, and are wrapped. Run ruff format afterwards (make
 format-notebooks does both).
 """
 
@@ -16,6 +17,7 @@ import ast
 import io
 import re
 import sys
+import textwrap
 import tokenize
 from pathlib import Path
 
@@ -23,6 +25,8 @@ import nbformat
 
 from book.notebooks import notebook_text
 
+DOCSTRING = re.compile(r'"""(?P<text>(?:(?!""").)+)"""')
+TRAILING_COMMENT = re.compile(r"(?P<code>[^#'\"]*\S)  # (?P<comment>.*)")
 PREFIX = re.compile(r"^(?P<prefix>[rRbBfFuU]{0,2})(?P<quote>'|\")")
 
 
@@ -74,6 +78,47 @@ def split_line(source: str, width: int) -> str | None:
     return None
 
 
+def wrap_prose(source: str, width: int) -> str:
+    """Wrap comment lines and one-line docstrings that cross ``width`` (they are prose)."""
+    out = []
+    for line in source.split("\n"):
+        stripped, indent = line.lstrip(), line[: len(line) - len(line.lstrip())]
+        if len(line) <= width:
+            out.append(line)
+        elif stripped.startswith("# ") and not stripped.startswith("# NBVAL"):
+            out += textwrap.wrap(
+                stripped[2:],
+                width,
+                initial_indent=indent + "# ",
+                subsequent_indent=indent + "# ",
+                break_long_words=False,
+            )
+        elif TRAILING_COMMENT.fullmatch(stripped):  # the comment goes above its line
+            found = TRAILING_COMMENT.fullmatch(stripped)
+            out += textwrap.wrap(
+                found["comment"],
+                width,
+                initial_indent=indent + "# ",
+                subsequent_indent=indent + "# ",
+                break_long_words=False,
+            )
+            out.append(indent + found["code"])
+        elif DOCSTRING.fullmatch(stripped):
+            text = DOCSTRING.fullmatch(stripped)["text"]
+            lines = textwrap.wrap(
+                text,
+                width - 3,
+                initial_indent=indent + '"""',
+                subsequent_indent=indent,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            out += [*lines[:-1], lines[-1] + '"""']
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def split_cell(source: str, width: int) -> str:
     """Split every literal of a cell that crosses ``width``, keeping its syntax tree."""
     try:
@@ -102,7 +147,7 @@ def main(argv: list[str]) -> int:
         changed = 0
         for cell in nb.cells:
             if cell.cell_type == "code":
-                new = split_cell(cell.source, width)
+                new = wrap_prose(split_cell(cell.source, width), width)
                 changed += new != cell.source
                 cell.source = new
         if changed:
