@@ -1,9 +1,16 @@
 """The fonts the widget style sheet asks for, served where it looks for them.
 
 The script that renders saved widgets (``@jupyter-widgets/html-manager`` 1.0.15's
-``embed-amd.js``, named in ``_config.yml``) carries Font Awesome 5.15.4's style sheet, whose
-font files it expects beside the page: ``<page's folder>/@jupyter-widgets/html-manager/dist/
-<content hash>.<ext>``. Without them a page with widgets logs a 404 for each. The files are
+``embed-amd.js``, named in ``_config.yml``) carries Font Awesome 5.15.4's style sheet twice,
+in two of the AMD modules it defines by name. Webpack takes each module's public path, where
+its font addresses start, from the module's ``module.uri``, which require.js resolves against
+its base URL, the page's folder, not against the CDN the script came from:
+
+- ``@jupyter-widgets/html-manager`` asks for ``<page's folder>/@jupyter-widgets/<hash>.<ext>``;
+- ``@jupyter-widgets/html-manager/dist/libembed-amd`` asks for
+  ``<page's folder>/@jupyter-widgets/html-manager/dist/<hash>.<ext>``.
+
+Without the files a page with widgets logs a 404 for each. The files are
 Font Awesome Free 5.15.4's webfonts, which the PyPI distribution ``fontawesome-free==5.15.4``
 ships byte for byte: they are taken from its wheel (``pip download``, kept in
 ``.cache/downloads``) and checked against the SHA-256 of html-manager's own copies.
@@ -27,7 +34,8 @@ DOWNLOADS = ROOT / ".cache" / "downloads"
 CACHE = ROOT / ".cache" / "widget-fonts"
 REQUIREMENT = "fontawesome-free==5.15.4"
 MEMBER = "fontawesome-free/static/fontawesome_free/webfonts/{}"
-WHERE = Path("@jupyter-widgets") / "html-manager" / "dist"  # relative to a page's folder
+# Relative to a page's folder: the folders of the two modules' module.uri (see above).
+WHERE = (Path("@jupyter-widgets"), Path("@jupyter-widgets") / "html-manager" / "dist")
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
 # html-manager's file name -> (Font Awesome's file name, SHA-256 of html-manager's copy).
@@ -158,18 +166,18 @@ def widget_page_folders(site: Path) -> set[Path]:
     }
 
 
-def copy_beside_widget_pages(site: Path) -> list[Path]:
-    """Copy the fonts where each widget page's style sheet looks for them; the folders filled."""
+def copy_beside_widget_pages(site: Path, cache: Path = CACHE) -> list[Path]:
+    """Copy the fonts where each widget page's style sheets look for them; the folders filled."""
     folders = sorted(widget_page_folders(site))
     if not folders:
         return []
-    fonts = provide()
-    for folder in folders:
-        target = folder / WHERE
+    fonts = provide(cache)
+    targets = [folder / where for folder in folders for where in WHERE]
+    for target in targets:
         target.mkdir(parents=True, exist_ok=True)
         for name in FONTS:
             shutil.copyfile(fonts / name, target / name)
-    return [folder / WHERE for folder in folders]
+    return targets
 
 
 def main() -> int:
