@@ -346,10 +346,12 @@ class MergeStepper(Stepper):
 
     def __init__(self, source: TraceSource, text: str, *, interval_ms: int = 700) -> None:
         self._source = source
-        text_box = widgets.Text(
+        # A text area, not a one-line box: on a narrow page the text wraps instead of hiding.
+        text_box = widgets.Textarea(
             description="text",
-            placeholder="type a text, then press Enter",
-            continuous_update=False,  # retrace on Enter, not on every keystroke
+            placeholder="type a text; the merges are retraced when you leave the box",
+            continuous_update=False,  # retrace when the reader is done, not on every keystroke
+            rows=2,
             layout=widgets.Layout(width="auto"),
         )
         super().__init__(

@@ -249,8 +249,9 @@ class TokenViewer(StaticFallback, widgets.VBox):
             raise ValueError("TokenViewer needs at least one tokenizer, e.g. ['o200k_base']")
         self._views: dict[str, TokenView | None] = {}
         self._text = ""
+        # "auto", not "100%": the widget's own margins would make it wider than the page.
         self._text_box = widgets.Textarea(
-            rows=rows, placeholder="type a text", layout=widgets.Layout(width="100%")
+            rows=rows, placeholder="type a text", layout=widgets.Layout(width="auto")
         )
         self._menu = widgets.Dropdown(options=list(self._tokenizers), description="tokenizer")
         self._html = [widgets.HTML() for _ in self._tokenizers]
