@@ -17,8 +17,10 @@ book: setup _build/.package-stamp
 
 # The execution cache is keyed on each notebook's own code, so a change to the companion package
 # (which the notebooks import) must clear it, or pages would keep outputs of the old package.
+# Sphinx's environment (.doctrees) goes too: Sphinx re-reads, and so re-executes, only the
+# notebooks whose files changed, and rewrites only their pages (book.site changes every page).
 _build/.package-stamp: $(shell find book -name '*.py' -o -path 'book/data/*' -type f)
-	rm -rf _build/.jupyter_cache
+	rm -rf _build/.jupyter_cache _build/.doctrees
 	mkdir -p _build && touch $@
 
 # Two workers (pytest-xdist); the tests that share the built book stay on one of them.
