@@ -75,3 +75,20 @@ def test_no_figure_is_wider_or_its_text_smaller_than_the_style_allows(path):
         f"{path.name}: {problems}; keep figures at most {FIGURE_WIDTH_IN} in wide and text "
         f"at least {SMALLEST_TEXT_PT} pt (book.show.plots), or a phone shows them illegibly"
     )
+
+
+def test_a_figure_with_long_labels_and_title_is_saved_no_wider_than_the_style_allows(tmp_path):
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from book.show.plots import FIGURE_DPI, PAD_IN
+
+    use_book_style()
+    fig, ax = plt.subplots()
+    ax.barh([f"a rather long category name {i}" for i in range(8)], range(8))
+    ax.set_xlabel("UTF-8 bytes per token")
+    ax.set_title("A title that states a finding in more words than fit on one line", wrap=True)
+    fig.savefig(tmp_path / "figure.png")
+    plt.close(fig)
+    width, _ = Image.open(tmp_path / "figure.png").size
+    assert width <= (FIGURE_WIDTH_IN + 2 * PAD_IN) * FIGURE_DPI

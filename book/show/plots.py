@@ -50,6 +50,9 @@ def use_book_style() -> None:
             "axes.titlesize": SMALLEST_TEXT_PT + 1,
             "figure.figsize": (FIGURE_WIDTH_IN, 3.75),
             "figure.dpi": FIGURE_DPI,
+            # Labels are fitted inside the figure (a long tick label would otherwise stick out,
+            # and the tight picture would grow wider than FIGURE_WIDTH_IN).
+            "figure.constrained_layout.use": True,
             "savefig.bbox": "tight",
             "savefig.pad_inches": PAD_IN,
             # Fonts that carry the scripts shown in the book's tick labels.
