@@ -11,7 +11,8 @@ For each page of the built book and each width, the page is opened twice:
 At the desktop width code and printed lines must fit the column unwrapped (the book's style
 sheet wraps long lines, which saves a narrow window, but a line that needs it at 1280 px is
 not formatted to the column). A table that is wide on purpose goes in a scroll box that says
-so (``book.show.scroll_box``); its sideways scrolling is not a cut-off.
+so (``book.show.scroll.scroll_box``, whose note shows below 60em); its sideways scrolling is
+not a cut-off.
 
 The problems found on each page are also written next to its screenshot
 (``_build/screenshots/pages/<width>px/<page>.json``), so a run can be compared with another.
