@@ -13,6 +13,9 @@ same records with :func:`claims_table`, so the two cannot drift apart.
 (2, True)
 >>> print(claims_table([checked]).markdown.splitlines()[2])
 | 1 | “é” is two bytes | {cite}`rfc3629` | 2 | ✔ |
+
+Where the answer depends on how the quantity is measured (two fits of one law that give
+different values), ``agrees`` returns None and the table says so with "–" instead of a verdict.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-Agrees = Callable[[Any, Any], bool]  # (claimed, computed) -> do they agree?
+# (claimed, computed) -> do they agree? None: it depends on how the value is measured.
+Agrees = Callable[[Any, Any], bool | None]
+VERDICTS = {True: "✔", False: "✘", None: "–"}
 
 
 def show_value(value: Any, limit: int = 90) -> str:
@@ -68,7 +73,8 @@ class Claim:
     - ``says``: the claim as the source states it (its words in quotes where quoted);
     - ``claimed``: the claimed value, in the form ``compute`` returns;
     - ``compute``: the book's code computing that value;
-    - ``agrees``: ``agrees(claimed, computed)`` says whether they agree (default ``==``);
+    - ``agrees``: ``agrees(claimed, computed)`` says whether they agree (default ``==``), or
+      None when the answer depends on the method of measurement (``show`` then gives each);
     - ``show``: how the computed value is written in a table;
     - ``uses``: the names in :mod:`book.walkthroughs` the claim checks, if any.
     """
@@ -92,11 +98,11 @@ class Claim:
 
 @dataclass(frozen=True)
 class Checked:
-    """A claim with what the code computed and the verdict."""
+    """A claim with what the code computed and the verdict (None: no single verdict)."""
 
     claim: Claim
     computed: Any
-    agrees: bool
+    agrees: bool | None
 
     @property
     def shown(self) -> str:
@@ -107,7 +113,8 @@ class Checked:
 def check(claim: Claim) -> Checked:
     """Compute the claim's value with the book's code and compare it with the claimed one."""
     computed = claim.compute()
-    return Checked(claim, computed, bool(claim.agrees(claim.claimed, computed)))
+    verdict = claim.agrees(claim.claimed, computed)
+    return Checked(claim, computed, None if verdict is None else bool(verdict))
 
 
 def approx(rel: float) -> Agrees:
@@ -150,7 +157,7 @@ class ClaimTable:
             "|---|---|---|---|---|",
         ]
         for row in self.rows:
-            verdict = "✔" if row.agrees else "✘"
+            verdict = VERDICTS[row.agrees]
             lines.append(
                 f"| {row.claim.chapter} | {cell(row.claim.says)} | {{cite}}`{row.claim.source}` "
                 f"| {row.shown} | {verdict} |"
@@ -166,7 +173,12 @@ class ClaimTable:
     @property
     def n_agree(self) -> int:
         """How many of the claims agree with what the code computes."""
-        return sum(row.agrees for row in self.rows)
+        return sum(row.agrees is True for row in self.rows)
+
+    @property
+    def n_disagree(self) -> int:
+        """How many of the claims the code contradicts."""
+        return sum(row.agrees is False for row in self.rows)
 
 
 def claims_table(rows: Iterable[Checked]) -> ClaimTable:
