@@ -22,7 +22,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from book.claims import bpe, real, text
-from book.claims.core import Checked, Claim, ClaimTable, approx, between, check, claims_table
+from book.claims.core import (
+    Checked,
+    Claim,
+    ClaimTable,
+    approx,
+    approx_each,
+    between,
+    check,
+    claims_table,
+)
 
 __all__ = [
     "CLAIMS",
@@ -30,6 +39,7 @@ __all__ = [
     "Claim",
     "ClaimTable",
     "approx",
+    "approx_each",
     "between",
     "check",
     "for_chapter",

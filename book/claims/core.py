@@ -128,6 +128,23 @@ def approx(rel: float) -> Agrees:
     return lambda claimed, computed: abs(computed - claimed) <= rel * abs(claimed)
 
 
+def approx_each(rel: float) -> Agrees:
+    """For a value measured several ways (``{method: value}``): agreement when every way is
+    within ``rel`` of the claim, disagreement when none is, None when it depends on the way.
+
+    >>> fits = {"least squares": 1.01, "maximum likelihood": 0.90}
+    >>> approx_each(0.05)(1.0, fits), approx_each(0.15)(1.0, fits), approx_each(0.05)(2.0, fits)
+    (None, True, False)
+    """
+    close = approx(rel)
+
+    def agrees(claimed: float, computed: dict[str, float]) -> bool | None:
+        verdicts = {close(claimed, value) for value in computed.values()}
+        return verdicts.pop() if len(verdicts) == 1 else None
+
+    return agrees
+
+
 def between(claimed: tuple[float, float], computed: float) -> bool:
     """Agreement with a claimed range, ends included: ``between((60, 100), 61)`` is True.
 

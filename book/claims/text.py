@@ -20,7 +20,7 @@ import regex
 from book import corpora, walkthroughs
 from book.analysis import bytes_per_token, oov_rate, tokens_per_word
 from book.analysis.zipf import zipf_least_squares, zipf_max_likelihood
-from book.claims.core import Claim, approx, between
+from book.claims.core import Claim, approx, approx_each, between
 from book.tokenizers import ByteTokenizer, CharTokenizer, WordTokenizer
 from book.tokenizers.basic.words import split_words
 
@@ -185,16 +185,6 @@ def zipf_fits() -> dict[str, float]:
         "least squares": zipf_least_squares(counts),
         "maximum likelihood": zipf_max_likelihood(counts),
     }
-
-
-def _within(rel: float):
-    """Agreement of every fit within ``rel`` of the claim, disagreement of every fit, else None."""
-
-    def agrees(claimed: float, fits: dict[str, float]) -> bool | None:
-        close = {approx(rel)(claimed, value) for value in fits.values()}
-        return close.pop() if len(close) == 1 else None
-
-    return agrees
 
 
 def _show_lengths(lengths: dict[int, int]) -> str:
@@ -388,7 +378,7 @@ CLAIMS: list[Claim] = [
         "the word of rank r occurs about 1/r as often as the most frequent one (exponent 1)",
         1.0,
         zipf_fits,
-        agrees=_within(0.05),
+        agrees=approx_each(0.05),
         show=lambda v: (
             "depends on the fit: "
             + ", ".join(f"{method} {a:.2f}" for method, a in v.items())
