@@ -180,6 +180,16 @@ DOG_TEXT = "Dog is barking. barking."
 DEF_TEXT = "def calculate():"
 GPT4_TEXT = "I'm tokenizing this"
 
+# ============================ chapter 08 (its claims table) ===================================
+# Two counts of real encodings that chapter 08 shows (book.claims.bpe, "gpt4-ids" and
+# "def-count-gpt2"), with the source chapter 08 cites for them. Wrong: cl100k_base gives
+# [40, 2846, 4037, 4954, 420] (5765 and 2995 are "<quote" and " eng"), and "def calculate():"
+# is 3 tokens under gpt2 and cl100k_base, ["def", " calculate", "():"].
+GPT4_SOURCE = "walkthrough_llms_read_text"
+GPT4_CLAIMED_IDS: list[int] = [40, 2846, 5765, 2995, 420]
+DEF_SOURCE = "walkthrough_how_bpe_works"
+DEF_CLAIMED_TOKEN_COUNTS: dict[str, int] = {"gpt2": 6}  # "~6"
+
 # GPT-2's paper, section 2.2: "The vocabulary is expanded to 50,257." The parts are read from
 # GPT-2's files (256 single bytes, 50,000 merges, <|endoftext|>), as tiktoken loads them.
 GPT2_SIZES_SOURCE = "radford2019"

@@ -66,6 +66,8 @@ def test_every_claim_computes_and_is_shown(checked):
         ("cs336-low-merges", True),  # the greater pair wins ties, as the handout says
         ("cat-hat-merges", True),  # the lecture's max() takes the first of equal counts
         ("gpt2-word-variants", True),  # 'lord, ', ', my lord, ', ...
+        ("def-count-gpt2", False),  # 3 tokens, not 6
+        ("gpt4-ids", False),  # 5765 and 2995 are "<quote" and " eng"
         ("gpt2-vocab-slice", False),  # 262 is " the", with its space
         ("cost-100k-emails", False),  # $68.75, not $0.069
         ("premium-hindi-japanese", False),  # Hindi 6.7x under gpt2

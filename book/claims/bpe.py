@@ -115,6 +115,12 @@ def same_splits(pattern: str) -> bool:
     return all(regex.findall(pattern, t) == split(t, GPT2_ORIGINAL_PATTERN) for t in SPLIT_TEXTS)
 
 
+def pieces(name: str, text: str) -> list[str]:
+    """The tokens of ``text`` under tiktoken encoding ``name``, as text."""
+    enc = get_encoding(name)
+    return [enc.decode([token_id]) for token_id in enc.encode(text)]
+
+
 def _show_merges(merges) -> str:
     """Merges as 'u+g (20), u+n (16)'."""
     return ", ".join(f"{a}+{b} ({count})" for (a, b), count in merges)
@@ -296,6 +302,30 @@ CLAIMS: list[Claim] = [
         show=lambda v: ", ".join(f"{k} {show_value(n)}" for k, n in gpt2_sizes().items()),
         uses=("GPT2_CLAIMED_N_VOCAB",),
     ),
+    # ---- real encodings, shown by chapter 08's claims table
+    Claim(
+        "gpt4-ids",
+        8,
+        w.GPT4_SOURCE,
+        f"GPT-4 sees \u201cI’m tokenizing this\u201d as {w.GPT4_CLAIMED_IDS}",
+        w.GPT4_CLAIMED_IDS,
+        lambda: get_encoding("cl100k_base").encode(w.GPT4_TEXT),
+        show=lambda v: f"{v} (with ’: {get_encoding('cl100k_base').encode('I’m tokenizing this')})",
+        uses=("GPT4_CLAIMED_IDS",),
+    ),
+    *[
+        Claim(
+            f"def-count-{name}",
+            8,
+            w.DEF_SOURCE,
+            f"\u201cdef calculate():\u201d is ~{claimed} tokens under {name}",
+            claimed,
+            lambda name=name: len(get_encoding(name).encode(w.DEF_TEXT)),
+            show=lambda v, name=name: f"{v}: {pieces(name, w.DEF_TEXT)}",
+            uses=("DEF_CLAIMED_TOKEN_COUNTS",),
+        )
+        for name, claimed in w.DEF_CLAIMED_TOKEN_COUNTS.items()
+    ],
     # ---- special tokens (chapter 07)
     Claim(
         "chat-markup-overhead",
