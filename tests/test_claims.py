@@ -64,9 +64,10 @@ def test_every_claim_computes_and_is_shown(checked):
         ("char-256-covers-english", False),  # names and symbols outside windows-1252
         ("char-compression-1", False),  # 1.0 only where a character is one byte (Latin scripts)
         ("zipf-exponent", None),  # least squares 1.01, maximum likelihood 0.90
-        ("low-eow-pair-counts", False),  # ("w", "e") is 8, not 2
-        ("low-eow-vocab-size", False),  # 21 tokens, not 17
-        ("cat-encode-bat", False),  # merge 10 makes "bat" one token
+        ("hug-encode", True),  # m and t are not in the alphabet: [UNK]
+        ("cs336-low-merges", True),  # the greater pair wins ties, as the handout says
+        ("cat-hat-merges", True),  # the lecture's max() takes the first of equal counts
+        ("gpt2-word-variants", True),  # 'lord, ', ', my lord, ', ...
         ("def-count-gpt2", False),  # 3 tokens, not 6
         ("gpt4-ids", False),  # 5765 and 2995 are "<quote" and " eng"
         ("gpt2-vocab-slice", False),  # 262 is " the", with its space
@@ -107,11 +108,11 @@ def test_a_verdict_that_depends_on_the_measure_is_neither_tick_nor_cross():
 
 
 def test_table_cites_each_source_and_escapes_markdown():
-    table = claims.table(["low-eow-merges", "cost-100k-emails"])
+    table = claims.table(["hug-encode", "cost-100k-emails"])
     lines = table.markdown.splitlines()
     assert len(lines) == 2 + 2
-    assert "{cite}`walkthrough_text_becomes_numbers`" in lines[2]
-    assert "est\\</w\\>" in lines[2] and "\\$68.75" in lines[3]
+    assert "{cite}`hf_course_bpe`" in lines[2]
+    assert "\\[UNK\\]" in lines[2] and "\\$68.75" in lines[3]
     assert all(line.count("|") - line.count("\\|") == 6 for line in lines)
 
 

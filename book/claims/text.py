@@ -211,7 +211,7 @@ CLAIMS: list[Claim] = [
     Claim(
         "cs336-code-points",
         1,
-        "cs336_2025_lecture01",
+        "cs336_2025_lecture1",
         'ord("a") is 97 and ord("🌍") is 127757',
         (97, 127757),
         lambda: (ord("a"), ord("\U0001f30d")),
@@ -282,7 +282,7 @@ CLAIMS: list[Claim] = [
     Claim(
         "unicode-150k-characters",
         1,
-        "cs336_2025_lecture01",
+        "cs336_2025_lecture1",
         "\u201cThere are approximately 150K Unicode characters\u201d",
         150_000,
         lambda: len(assigned_code_points()),
@@ -342,7 +342,7 @@ CLAIMS: list[Claim] = [
     Claim(
         "char-compression-1",
         2,
-        "cs336_2025_lecture01",
+        "cs336_2025_lecture1",
         "circulates: a character tokenizer compresses to about 1.0 UTF-8 byte per token "
         "(CS336's compression ratio)",
         1.0,
@@ -353,7 +353,7 @@ CLAIMS: list[Claim] = [
     Claim(
         "byte-compression-1",
         2,
-        "cs336_2025_lecture01",
+        "cs336_2025_lecture1",
         "a byte tokenizer's compression ratio (UTF-8 bytes per token) is exactly 1",
         1.0,
         lambda: bytes_per_token(ByteTokenizer(), "".join(corpora.parallel().values())),
@@ -362,7 +362,7 @@ CLAIMS: list[Claim] = [
     Claim(
         "word-still-unknowns",
         3,
-        "cs336_2025_lecture01",
+        "cs336_2025_lecture1",
         "\u201cNew words we haven't seen during training get a special UNK token\u201d",
         True,
         lambda: heldout_oov_all_training_words(),
