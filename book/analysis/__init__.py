@@ -1,4 +1,5 @@
-"""Measuring tokenizers: compression (bytes per token), OOV rate, round trips, curves over merges.
+"""Measuring tokenizers: compression (bytes per token), OOV rate, round trips, curves over merges;
+and a small n-gram language model to see what a model makes of the tokens.
 
 Everything here accepts any :class:`book.tokenizers.Tokenizer`, a ``tiktoken.Encoding`` too.
 
@@ -16,8 +17,10 @@ from book.analysis.metrics import (
     round_trips,
     tokens_per_word,
 )
+from book.analysis.ngram import NGramModel
 
 __all__ = [
+    "NGramModel",
     "bytes_per_token",
     "measure",
     "oov_curve",
