@@ -16,7 +16,7 @@ import regex
 
 from book import corpora
 from book import walkthroughs as w
-from book.chat import LLAMA3, encode_chat
+from book.chat import LLAMA3, LLAMA31, ChatTemplate, encode_chat
 from book.claims.core import Claim, show_value
 from book.encodings import get_encoding
 from book.tokenizers import ByteTokenizer
@@ -547,15 +547,19 @@ CLAIMS: list[Claim] = [
     Claim(
         "chat-markup-overhead",
         7,
-        "walkthrough_text_becomes_numbers",
-        "\u201cA system prompt of 500 words might add 20-30 extra tokens just from the "
-        "formatting markers\u201d (Llama's chat format)",
+        "meta2024llama31template",
+        "Llama's chat format adds 20-30 tokens of markup to a 500-word system prompt (a figure "
+        "repeated in introductions); Llama 3.1's template settles it",
         (20, 30),
-        lambda: markup_overhead(500),
-        agrees=lambda claimed, computed: claimed[0] <= computed <= claimed[1],
+        lambda: {
+            template.name: (markup_overhead(500, template), markup_overhead(5, template))
+            for template in (LLAMA3, LLAMA31)
+        },
+        agrees=lambda claimed, computed: claimed[0] <= computed["Llama 3.1"][0] <= claimed[1],
         show=lambda v: (
-            f"{v} tokens of Llama 3 markup around a 500-word system message; "
-            f"{markup_overhead(5)} around a 5-word one"
+            f"Llama 3.1: {v['Llama 3.1'][0]} tokens (markers and its date lines); Llama 3: "
+            f"{v['Llama 3'][0]} (markers only); around a 5-word message: "
+            f"{v['Llama 3.1'][1]} and {v['Llama 3'][1]}"
         ),
     ),
 ]
@@ -571,12 +575,12 @@ def llama3_style_tokenizer() -> RegexTokenizer:
     return tok
 
 
-def markup_overhead(n_words: int) -> int:
-    """Tokens that Llama 3's template adds to one system message of ``n_words`` words."""
+def markup_overhead(n_words: int, template: ChatTemplate = LLAMA3) -> int:
+    """Tokens that a Llama template adds to one system message of ``n_words`` words."""
     tok = llama3_style_tokenizer()
     content = " ".join(corpora.english("heldout").split()[:n_words])
     message = [{"role": "system", "content": content}]
-    total = len(encode_chat(tok, message, LLAMA3, add_generation_prompt=False))
+    total = len(encode_chat(tok, message, template, add_generation_prompt=False))
     return total - len(tok.encode_ordinary(content))
 
 
