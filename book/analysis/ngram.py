@@ -12,8 +12,9 @@ to the next shorter context, down to the uniform distribution over all ``n_vocab
 
 where ``c(h, w)`` counts ``w`` after ``h``, ``c(h)`` counts ``h``, and ``n(h)`` is the number of
 distinct ids seen after ``h``. A context never seen in training passes its shorter context's
-probabilities through unchanged. Every id gets a probability above 0; ids training never saw
-get only the uniform share, whatever the context.
+probabilities through unchanged. Every id gets a probability above 0; after any context, the
+ids training never saw all get one and the same, smallest one: the part of the uniform
+distribution that the discounts pass down.
 
 The model reads ids only, never what they spell: it works with any tokenizer.
 
