@@ -1,9 +1,10 @@
-"""The worked examples' claims about BPE (chapters 04-06), and chapter 07's, each computed here.
+"""The worked examples' claims about BPE (chapters 04-06), chapter 07's and two of 08's, computed.
 
 Every claim recorded in :mod:`book.walkthroughs` is here; the data (texts, corpora, claimed
 values) stays there, the computation lives here. Each cites the primary source of its worked
 example: Sennrich et al.'s paper, the Hugging Face course, CS336's handout and lecture, GPT-2's
-paper.
+paper; a figure about a real encoding cites the encoding (tiktoken) and Llama's chat template
+its config file.
 
 >>> len({claim.id for claim in CLAIMS}) == len(CLAIMS)
 True
@@ -307,7 +308,8 @@ CLAIMS: list[Claim] = [
         "gpt4-ids",
         8,
         w.GPT4_SOURCE,
-        f"GPT-4 sees \u201cI’m tokenizing this\u201d as {w.GPT4_CLAIMED_IDS}",
+        f"GPT-4 sees \u201cI’m tokenizing this\u201d as {w.GPT4_CLAIMED_IDS} (ids printed in "
+        "introductions; cl100k_base settles it)",
         w.GPT4_CLAIMED_IDS,
         lambda: get_encoding("cl100k_base").encode(w.GPT4_TEXT),
         show=lambda v: f"{v} (with ’: {get_encoding('cl100k_base').encode('I’m tokenizing this')})",
@@ -318,7 +320,8 @@ CLAIMS: list[Claim] = [
             f"def-count-{name}",
             8,
             w.DEF_SOURCE,
-            f"\u201cdef calculate():\u201d is ~{claimed} tokens under {name}",
+            f"\u201cdef calculate():\u201d is ~{claimed} tokens under {name} (a count printed in "
+            "introductions)",
             claimed,
             lambda name=name: len(get_encoding(name).encode(w.DEF_TEXT)),
             show=lambda v, name=name: f"{v}: {pieces(name, w.DEF_TEXT)}",
