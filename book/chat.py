@@ -29,7 +29,9 @@ __all__ = [
     "ChatTemplate",
     "CHATML",
     "LLAMA3",
+    "LLAMA31",
     "encode_chat",
+    "encode_chat_with_assistant_mask",
     "special_tokens_of",
     "special_positions",
     "split_on_special_tokens",
@@ -132,7 +134,10 @@ class ChatTemplate:
     """A chat format: markup before the conversation, around each message, before a reply.
 
     ``header`` holds ``{role}``; ``special_tokens`` lists the special tokens the markup uses, so
-    that encoding can check the tokenizer knows them all.
+    that encoding can check the tokenizer knows them all. ``system_preamble`` is trusted text
+    the template writes at the start of the first message's content when that message is the
+    system message; a template that has one writes a system message even when the conversation
+    has none (Llama 3.1's knowledge-cutoff and date lines).
     """
 
     name: str
@@ -141,6 +146,7 @@ class ChatTemplate:
     footer: str
     roles: tuple[str, ...]
     special_tokens: tuple[str, ...]
+    system_preamble: str = ""
 
     def parts(self, messages: Sequence[Message], add_generation_prompt: bool = True) -> list[Part]:
         """The conversation as trusted markup around untrusted message contents.
@@ -149,13 +155,29 @@ class ChatTemplate:
         >>> parts[:2], len(parts)
         ([Trusted(text='<|im_start|>user\\n'), 'Hi'], 4)
         """
-        parts: list[Part] = [Trusted(self.begin)] if self.begin else []
+        return [part for _, _, part in self._labelled_parts(messages, add_generation_prompt)]
+
+    def _labelled_parts(self, messages: Sequence[Message], add_generation_prompt: bool):
+        """``(role, kind, part)`` for each part: kind is "markup", "content" or "footer"."""
+        if self.begin:
+            yield None, "markup", Trusted(self.begin)
+        first = messages[0] if messages else None
+        if self.system_preamble and not (
+            isinstance(first, Mapping) and first.get("role") == "system"
+        ):
+            header = self.header.format(role="system") + self.system_preamble
+            yield "system", "markup", Trusted(header)
+            yield "system", "footer", Trusted(self.footer)
         for index, message in enumerate(messages):
             role, content = self._checked(index, message)
-            parts += [Trusted(self.header.format(role=role)), content, Trusted(self.footer)]
+            header = self.header.format(role=role)
+            if index == 0 and role == "system":
+                header += self.system_preamble
+            yield role, "markup", Trusted(header)
+            yield role, "content", content
+            yield role, "footer", Trusted(self.footer)
         if add_generation_prompt:
-            parts.append(Trusted(self.header.format(role="assistant")))
-        return parts
+            yield "assistant", "markup", Trusted(self.header.format(role="assistant"))
 
     def render(self, messages: Sequence[Message], add_generation_prompt: bool = True) -> str:
         """The conversation as one string: for reading it, never for encoding it.
@@ -201,6 +223,20 @@ LLAMA3 = ChatTemplate(
     special_tokens=("<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"),
 )
 
+# Llama 3.1's template (tokenizer_config.json of meta-llama/Llama-3.1-8B-Instruct, without
+# tools): Llama 3's markup, plus a knowledge cutoff and a date (its default, 26 Jul 2024) at the
+# start of the system message, which it writes even when the conversation has none. (That
+# template also strips whitespace around each content; this one keeps contents as they are.)
+LLAMA31 = ChatTemplate(
+    name="Llama 3.1",
+    begin=LLAMA3.begin,
+    header=LLAMA3.header,
+    footer=LLAMA3.footer,
+    roles=LLAMA3.roles,
+    special_tokens=LLAMA3.special_tokens,
+    system_preamble="Cutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n",
+)
+
 
 def encode_chat(
     tokenizer: SpecialTokenEncoder,
@@ -218,6 +254,47 @@ def encode_chat(
     >>> ids.count(256), ids.count(257)
     (2, 1)
     """
+    _check_template_tokens(tokenizer, template)
+    return encode_parts(tokenizer, template.parts(messages, add_generation_prompt))
+
+
+def encode_chat_with_assistant_mask(
+    tokenizer: SpecialTokenEncoder, messages: Sequence[Message], template: ChatTemplate = CHATML
+) -> tuple[list[int], list[int]]:
+    """Ids of a conversation to train on, and a mask of the ids the loss should count.
+
+    The mask is 1 on what a model must learn to write: each assistant message's content and
+    its footer up to and including the footer's first special token (the end of the turn,
+    which teaches the model to stop); 0 on what it only reads (markup, system and user
+    messages). The ids are ``encode_chat(..., add_generation_prompt=False)``'s. Hugging Face's
+    ``apply_chat_template(..., return_assistant_tokens_mask=True)`` returns such a mask for
+    templates that mark the assistant's text.
+
+    >>> tok = RegexTokenizer(special_tokens={"<|im_start|>": 256, "<|im_end|>": 257})
+    >>> chat = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]
+    >>> ids, mask = encode_chat_with_assistant_mask(tok, chat)
+    >>> [token_id for token_id, learned in zip(ids, mask) if learned]  # "b", <|im_end|>
+    [98, 257]
+    """
+    _check_template_tokens(tokenizer, template)
+    special_ids = set(special_tokens_of(tokenizer).values())
+    ids: list[int] = []
+    mask: list[int] = []
+    for role, kind, part in template._labelled_parts(messages, add_generation_prompt=False):
+        part_ids = encode_parts(tokenizer, [part])
+        learned = 0
+        if role == "assistant" and kind == "content":
+            learned = len(part_ids)
+        elif role == "assistant" and kind == "footer":
+            ends = [i for i, token_id in enumerate(part_ids) if token_id in special_ids]
+            learned = ends[0] + 1 if ends else len(part_ids)
+        ids += part_ids
+        mask += [1] * learned + [0] * (len(part_ids) - learned)
+    return ids, mask
+
+
+def _check_template_tokens(tokenizer: SpecialTokenEncoder, template: ChatTemplate) -> None:
+    """Refuse a tokenizer that lacks a special token of the template, saying how to add it."""
     known = special_tokens_of(tokenizer)
     missing = [name for name in template.special_tokens if name not in known]
     if missing:
@@ -227,7 +304,6 @@ def encode_chat(
             "them first, after the vocabulary, e.g. tokenizer.register_special_tokens"
             f"({{{missing[0]!r}: tokenizer.n_vocab}})"
         )
-    return encode_parts(tokenizer, template.parts(messages, add_generation_prompt))
 
 
 def pad_batch(

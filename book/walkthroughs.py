@@ -1,11 +1,12 @@
-"""Worked examples of BPE as their primary sources print them, as data (chapters 04-06).
+"""Worked examples of BPE as their primary sources print them, as data (chapters 04-06, 08).
 
 Each block is one worked example in its source's own notation: the corpus or text, and what
 the source says the algorithm gives on it. ``*_SOURCE`` is the source's key in
 ``references.bib``: Sennrich et al.'s Algorithm 1 (the *low, lower, newest, widest*
 dictionary), the Hugging Face course's BPE section (*hug, pug, pun, bun, hugs*), CS336's
 assignment handout (the same dictionary on bytes, and GPT-2's split pattern) and its first
-lecture (*the cat in the hat*). :mod:`book.claims.bpe` puts each claim next to what the
+lecture (*the cat in the hat*); for two figures about real encodings that chapter 08 checks,
+tiktoken's encodings themselves. :mod:`book.claims.bpe` puts each claim next to what the
 book's code computes; ``tests/test_char_bpe.py`` and ``tests/test_walkthroughs_bytes.py``
 assert both. Character-level examples give their source's end-of-word marker (``None``: the
 source uses none), so a reader can reproduce each on its own terms. The chapters' own example
@@ -182,13 +183,14 @@ DEF_TEXT = "def calculate():"
 GPT4_TEXT = "I'm tokenizing this"
 
 # ============================ chapter 08 (its claims table) ===================================
-# Two counts of real encodings that chapter 08 shows (book.claims.bpe, "gpt4-ids" and
-# "def-count-gpt2"), with the source chapter 08 cites for them. Wrong: cl100k_base gives
-# [40, 2846, 4037, 4954, 420] (5765 and 2995 are "<quote" and " eng"), and "def calculate():"
-# is 3 tokens under gpt2 and cl100k_base, ["def", " calculate", "():"].
-GPT4_SOURCE = "walkthrough_llms_read_text"
+# Two figures for real encodings that circulate in introductions to tokenization, shown in
+# chapter 08's claims table (book.claims.bpe, "gpt4-ids" and "def-count-gpt2"). The encodings
+# themselves settle them (tiktoken). Wrong: cl100k_base gives [40, 2846, 4037, 4954, 420]
+# (5765 and 2995 are "<quote" and " eng"), and "def calculate():" is 3 tokens under gpt2 and
+# cl100k_base, ["def", " calculate", "():"].
+GPT4_SOURCE = "tiktoken2022"
 GPT4_CLAIMED_IDS: list[int] = [40, 2846, 5765, 2995, 420]
-DEF_SOURCE = "walkthrough_how_bpe_works"
+DEF_SOURCE = "tiktoken2022"
 DEF_CLAIMED_TOKEN_COUNTS: dict[str, int] = {"gpt2": 6}  # "~6"
 
 # GPT-2's paper, section 2.2: "The vocabulary is expanded to 50,257." The parts are read from

@@ -17,8 +17,10 @@ from book import corpora
 from book.chat import (
     CHATML,
     LLAMA3,
+    LLAMA31,
     Trusted,
     encode_chat,
+    encode_chat_with_assistant_mask,
     encode_parts,
     pad_batch,
     special_positions,
@@ -435,6 +437,73 @@ def test_render_without_generation_prompt():
     assert LLAMA3.render([], add_generation_prompt=True) == (
         "<|begin_of_text|><|start_header_id|>assistant<|end_header_id|>\n\n"
     )
+
+
+# Llama 3's special tokens at the ids of its tokenizer (meta-llama/Llama-3.1-8B-Instruct).
+LLAMA_IDS = {
+    "<|begin_of_text|>": 128000,
+    "<|start_header_id|>": 128006,
+    "<|end_header_id|>": 128007,
+    "<|eot_id|>": 128009,
+}
+
+
+@pytest.fixture(scope="module")
+def llama_tok():
+    """cl100k_base's merges (the first 100K tokens of Llama 3's vocabulary) and Llama's specials."""
+    tok = RegexTokenizer.from_tiktoken("cl100k_base")
+    tok.register_special_tokens(LLAMA_IDS)
+    return tok
+
+
+def test_llama31_writes_its_date_lines_into_the_system_message():
+    messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]
+    assert LLAMA31.render(messages) == (
+        "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\n"
+        "Cutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n"
+        "Be brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
+        "<|start_header_id|>assistant<|end_header_id|>\n\n"
+    )
+    # A later system message is an ordinary message, without the date lines.
+    later = [messages[1], messages[0]]
+    assert LLAMA31.render(later).count("Cutting Knowledge Date") == 1
+
+
+def test_llama31_gives_the_ids_llama_31s_own_tokenizer_gives(llama_tok):
+    # The ids printed by apply_chat_template for [{"role": "user", "content": "Hello!"}] in
+    # https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct/discussions/97 (a system message
+    # with only the date lines is written although the conversation has none).
+    expected = [128000, 128006, 9125, 128007, 271, 38766, 1303, 33025, 2696, 25, 6790, 220]
+    expected += [2366, 18, 198, 15724, 2696, 25, 220, 1627, 10263, 220, 2366, 19, 271, 128009]
+    expected += [128006, 882, 128007, 271, 9906, 0, 128009, 128006, 78191, 128007, 271]
+    assert encode_chat(llama_tok, [{"role": "user", "content": "Hello!"}], LLAMA31) == expected
+
+
+@given(contents=st.lists(st.text(max_size=12), min_size=1, max_size=5))
+def test_assistant_mask_covers_exactly_the_replies_and_their_end_of_turn(contents):
+    tok = RegexTokenizer(special_tokens={"<|im_start|>": 256, "<|im_end|>": 257})
+    roles = ["system", "user", "assistant"]
+    messages = [{"role": roles[i % 3], "content": c} for i, c in enumerate(contents)]
+    ids, mask = encode_chat_with_assistant_mask(tok, messages)
+    assert ids == encode_chat(tok, messages, add_generation_prompt=False)
+    assert len(mask) == len(ids) and set(mask) <= {0, 1}
+    learned = [token_id for token_id, bit in zip(ids, mask) if bit]
+    replies = [m["content"] for m in messages if m["role"] == "assistant"]
+    expected = [i for reply in replies for i in [*tok.encode_ordinary(reply), 257]]
+    assert learned == expected
+
+
+def test_assistant_mask_with_llama3_stops_at_eot(llama_tok):
+    messages = [{"role": "user", "content": "2+2?"}, {"role": "assistant", "content": "4"}]
+    ids, mask = encode_chat_with_assistant_mask(llama_tok, messages, LLAMA3)
+    learned = [token_id for token_id, bit in zip(ids, mask) if bit]
+    assert learned == [*llama_tok.encode_ordinary("4"), 128009]
+    assert ids[0] == 128000 and mask[0] == 0
+
+
+def test_assistant_mask_refuses_a_tokenizer_without_the_template_tokens():
+    with pytest.raises(ValueError, match="needs the special tokens"):
+        encode_chat_with_assistant_mask(RegexTokenizer(), [{"role": "user", "content": "a"}])
 
 
 # --- small helpers ------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
-"""Measuring tokenizers: compression (bytes per token), OOV rate, round trips, curves over merges.
-
-And the texts they learn from: Zipf's law fitted two ways (:mod:`book.analysis.zipf`).
+"""Measuring tokenizers: compression (bytes per token), OOV rate, round trips, curves over merges;
+a small n-gram language model to see what a model makes of the tokens; and the texts they
+learn from: Zipf's law fitted two ways (:mod:`book.analysis.zipf`).
 
 The measurements accept any :class:`book.tokenizers.Tokenizer`, a ``tiktoken.Encoding`` too.
 
@@ -18,9 +18,11 @@ from book.analysis.metrics import (
     round_trips,
     tokens_per_word,
 )
+from book.analysis.ngram import NGramModel
 from book.analysis.zipf import zipf_least_squares, zipf_max_likelihood
 
 __all__ = [
+    "NGramModel",
     "bytes_per_token",
     "measure",
     "oov_curve",

@@ -1,9 +1,10 @@
-"""The worked examples' claims about BPE (chapters 04-06), and chapter 07's, each computed here.
+"""The worked examples' claims about BPE (chapters 04-06), chapter 07's and two of 08's, computed.
 
 Every claim recorded in :mod:`book.walkthroughs` is here; the data (texts, corpora, claimed
 values) stays there, the computation lives here. Each cites the primary source of its worked
 example: Sennrich et al.'s paper, the Hugging Face course, CS336's handout and lecture, GPT-2's
-paper.
+paper; a figure about a real encoding cites the encoding (tiktoken) and Llama's chat template
+its config file.
 
 >>> len({claim.id for claim in CLAIMS}) == len(CLAIMS)
 True
@@ -17,7 +18,7 @@ import regex
 
 from book import corpora
 from book import walkthroughs as w
-from book.chat import LLAMA3, encode_chat
+from book.chat import LLAMA3, LLAMA31, ChatTemplate, encode_chat
 from book.claims.core import Claim, show_value
 from book.encodings import get_encoding
 from book.tokenizers import ByteTokenizer
@@ -307,7 +308,8 @@ CLAIMS: list[Claim] = [
         "gpt4-ids",
         8,
         w.GPT4_SOURCE,
-        f"GPT-4 sees \u201cI’m tokenizing this\u201d as {w.GPT4_CLAIMED_IDS}",
+        f"GPT-4 sees \u201cI’m tokenizing this\u201d as {w.GPT4_CLAIMED_IDS} (ids printed in "
+        "introductions; cl100k_base settles it)",
         w.GPT4_CLAIMED_IDS,
         lambda: get_encoding("cl100k_base").encode(w.GPT4_TEXT),
         show=lambda v: f"{v} (with ’: {get_encoding('cl100k_base').encode('I’m tokenizing this')})",
@@ -318,7 +320,8 @@ CLAIMS: list[Claim] = [
             f"def-count-{name}",
             8,
             w.DEF_SOURCE,
-            f"\u201cdef calculate():\u201d is ~{claimed} tokens under {name}",
+            f"\u201cdef calculate():\u201d is ~{claimed} tokens under {name} (a count printed in "
+            "introductions)",
             claimed,
             lambda name=name: len(get_encoding(name).encode(w.DEF_TEXT)),
             show=lambda v, name=name: f"{v}: {pieces(name, w.DEF_TEXT)}",
@@ -330,15 +333,19 @@ CLAIMS: list[Claim] = [
     Claim(
         "chat-markup-overhead",
         7,
-        "walkthrough_text_becomes_numbers",
-        "\u201cA system prompt of 500 words might add 20-30 extra tokens just from the "
-        "formatting markers\u201d (Llama's chat format)",
+        "meta2024llama31template",
+        "Llama's chat format adds 20-30 tokens of markup to a 500-word system prompt (a figure "
+        "repeated in introductions); Llama 3.1's template settles it",
         (20, 30),
-        lambda: markup_overhead(500),
-        agrees=lambda claimed, computed: claimed[0] <= computed <= claimed[1],
+        lambda: {
+            template.name: (markup_overhead(500, template), markup_overhead(5, template))
+            for template in (LLAMA3, LLAMA31)
+        },
+        agrees=lambda claimed, computed: claimed[0] <= computed["Llama 3.1"][0] <= claimed[1],
         show=lambda v: (
-            f"{v} tokens of Llama 3 markup around a 500-word system message; "
-            f"{markup_overhead(5)} around a 5-word one"
+            f"Llama 3.1: {v['Llama 3.1'][0]} tokens (markers and its date lines); Llama 3: "
+            f"{v['Llama 3'][0]} (markers only); around a 5-word message: "
+            f"{v['Llama 3.1'][1]} and {v['Llama 3'][1]}"
         ),
     ),
 ]
@@ -354,12 +361,12 @@ def llama3_style_tokenizer() -> RegexTokenizer:
     return tok
 
 
-def markup_overhead(n_words: int) -> int:
-    """Tokens that Llama 3's template adds to one system message of ``n_words`` words."""
+def markup_overhead(n_words: int, template: ChatTemplate = LLAMA3) -> int:
+    """Tokens that a Llama template adds to one system message of ``n_words`` words."""
     tok = llama3_style_tokenizer()
     content = " ".join(corpora.english("heldout").split()[:n_words])
     message = [{"role": "system", "content": content}]
-    total = len(encode_chat(tok, message, LLAMA3, add_generation_prompt=False))
+    total = len(encode_chat(tok, message, template, add_generation_prompt=False))
     return total - len(tok.encode_ordinary(content))
 
 

@@ -1,7 +1,12 @@
 """Claims about real tokenizers (chapter 08), each computed with tiktoken's encodings offline.
 
+Most are figures that circulate in introductions to tokenization (vocabulary sizes, example
+token counts, language premiums); each record names what settles it: tiktoken's encodings
+(``tiktoken2022``), a study (``petrov2023``), or the announcement that made it
+(``openai2024gpt4o``).
+
 >>> check_ids = {claim.id for claim in CLAIMS}
->>> {"o200k-hello-ids", "cost-100k-emails"} <= check_ids
+>>> {"o200k-hello-ids", "gpt4o-fewer-tokens"} <= check_ids
 True
 """
 
@@ -15,10 +20,10 @@ from book import corpora
 from book.claims.core import Claim, approx, between
 from book.encodings import get_encoding
 
-WALKTHROUGH = "walkthrough_text_becomes_numbers"  # the claims below are mostly from this one
+TIKTOKEN = "tiktoken2022"  # what settles a claim about an encoding: the encoding itself
 FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"
 
-# The article's examples under o200k_base and the token counts it prints (tiktoken 0.12.0).
+# Example texts and the o200k_base token counts printed for them in introductions.
 O200K_COUNTS = {
     "The capital of France is Paris.": 7,
     "def fibonacci(n):\n    if n <= 1:\n        return n": 14,
@@ -32,7 +37,7 @@ O200K_IDS = {
     "The capital of France is Paris.": [976, 9029, 328, 10128, 382, 12650, 13],
     "Hello": [13225],
 }
-# The slice of GPT-2's vocabulary the article prints.
+# A slice of GPT-2's vocabulary as it is sometimes listed.
 GPT2_SLICE = {
     0: "!",
     1: '"',
@@ -42,9 +47,16 @@ GPT2_SLICE = {
     15496: "Hello",
     50256: "<|endoftext|>",
 }
-# The article's email example: GPT-4o's input price (USD per million tokens, March 2026).
-INPUT_USD_PER_MILLION = 2.50
-OUTPUT_USD_PER_MILLION = 10.00
+# OpenAI's announcement of GPT-4o: how many times fewer tokens its tokenizer needs than
+# GPT-4's, language by language (six of its twenty languages; on OpenAI's own sample texts).
+GPT4O_FEWER_TOKENS = {
+    "Hindi": 2.9,
+    "Russian": 1.7,
+    "Korean": 1.7,
+    "Chinese": 1.4,
+    "Japanese": 1.4,
+    "English": 1.1,
+}
 
 
 def count(name: str, text: str) -> int:
@@ -87,15 +99,6 @@ def largest_premium(name: str) -> tuple[str, float]:
     return language, premiums(name)[language]
 
 
-def cost_usd(n_tokens: float, usd_per_million: float = INPUT_USD_PER_MILLION) -> float:
-    """The price of ``n_tokens`` tokens.
-
-    >>> cost_usd(275)
-    0.0006875
-    """
-    return n_tokens * usd_per_million / 1_000_000
-
-
 def tokens_per_word(name: str, text: str) -> float:
     """Tokens per whitespace-separated word."""
     return count(name, text) / len(text.split())
@@ -109,12 +112,12 @@ def _sizes_agree(claimed: dict[str, tuple[int, str, bool]], computed: dict[str, 
     )
 
 
-def _sizes_claim(claim_id: str, source: str, says: str, claimed: dict) -> Claim:
+def _sizes_claim(claim_id: str, says: str, claimed: dict) -> Claim:
     """A claim about vocabulary sizes: {encoding: (value, which count, exact?)}."""
     return Claim(
         claim_id,
         8,
-        source,
+        TIKTOKEN,
         says,
         claimed,
         lambda: {name: vocab_counts(name) for name in claimed},
@@ -131,8 +134,8 @@ CLAIMS: list[Claim] = [
         Claim(
             f"o200k-count-{i}",
             8,
-            WALKTHROUGH,
-            f"{text!r} is {n} tokens under o200k_base",
+            TIKTOKEN,
+            f"{text!r} is {n} tokens under o200k_base (an example count printed in introductions)",
             n,
             lambda text=text: count("o200k_base", text),
         )
@@ -141,9 +144,10 @@ CLAIMS: list[Claim] = [
     Claim(
         "o200k-hello-ids",
         8,
-        WALKTHROUGH,
-        "o200k_base ids: 'Hello, world! How are you?' → [13225, 11, 2375, 0, 3253, 553, 481, "
-        "30]; 'The capital of France is Paris.' → [976, 9029, …]; 'Hello' → 13225",
+        TIKTOKEN,
+        "o200k_base ids as introductions print them: 'Hello, world! How are you?' → [13225, "
+        "11, 2375, 0, 3253, 553, 481, 30]; 'The capital of France is Paris.' → [976, 9029, …]; "
+        "'Hello' → 13225",
         O200K_IDS,
         lambda: {text: get_encoding("o200k_base").encode(text) for text in O200K_IDS},
         show=lambda v: "the same ids",
@@ -151,8 +155,9 @@ CLAIMS: list[Claim] = [
     Claim(
         "family-emoji-tokens",
         8,
-        WALKTHROUGH,
-        "the family emoji \u201ccan easily become 5 or more tokens\u201d",
+        TIKTOKEN,
+        "the family emoji (four emoji joined by zero-width joiners) becomes 5 or more tokens, "
+        "a common warning",
         5,
         lambda: count("o200k_base", FAMILY),
         agrees=lambda claimed, computed: computed >= claimed,
@@ -161,58 +166,42 @@ CLAIMS: list[Claim] = [
     Claim(
         "gpt2-vocab-slice",
         8,
-        WALKTHROUGH,
-        "GPT-2's ids: 0 !, 1 \", 262 the, 263 in, 464 of, 15496 Hello, 50256 <|endoftext|>",
+        TIKTOKEN,
+        "GPT-2's ids as sometimes listed: 0 !, 1 \", 262 the, 263 in, 464 of, 15496 Hello, "
+        "50256 <|endoftext|>",
         GPT2_SLICE,
         lambda: {i: get_encoding("gpt2").decode([i]) for i in GPT2_SLICE},
         show=lambda v: (
             "; ".join(f"{i} is {token!r}" for i, token in v.items() if token != GPT2_SLICE[i])
-            + "; the other four are right"
+            + f"; the other {sum(token == GPT2_SLICE[i] for i, token in v.items())} are right"
         ),
     ),
     _sizes_claim(
-        "vocab-sizes-llms-read-text",
-        "walkthrough_llms_read_text",
-        "vocabulary sizes: GPT-2 50,257, GPT-4 100,256, GPT-4o ~200,000",
-        {
-            "gpt2": (50_257, "n_vocab", True),
-            "cl100k_base": (100_256, "ordinary", True),
-            "o200k_base": (200_000, "n_vocab", False),
-        },
-    ),
-    _sizes_claim(
-        "vocab-sizes-how-bpe-works",
-        "walkthrough_how_bpe_works",
-        "\u201c50,000 merges for GPT-2, around 100,000 for GPT-4\u201d; GPT-4o ~200,000 tokens",
-        {
-            "gpt2": (50_000, "merges", True),
-            "cl100k_base": (100_000, "merges", False),
-            "o200k_base": (200_000, "n_vocab", False),
-        },
-    ),
-    _sizes_claim(
-        "vocab-sizes-gaurav",
-        "gaurav2026",
-        "vocabulary sizes: GPT-2 50,257, GPT-4 ~100,000",
-        {"gpt2": (50_257, "n_vocab", True), "cl100k_base": (100_000, "n_vocab", False)},
-    ),
-    _sizes_claim(
-        "vocab-sizes-text-becomes-numbers",
-        WALKTHROUGH,
-        "GPT-2 50,257, GPT-4 100,256, GPT-4o ~200,000; r50k_base \u201c50,000 tokens\u201d; "
-        "o200k_base \u201croughly 200,000 merges\u201d",
+        "vocab-sizes",
+        "the vocabulary sizes usually quoted: GPT-2 50,257, GPT-4 100,256, GPT-4o about "
+        "200,000 (and r50k_base about 50,000)",
         {
             "gpt2": (50_257, "n_vocab", True),
             "r50k_base": (50_000, "ordinary", False),
             "cl100k_base": (100_256, "ordinary", True),
+            "o200k_base": (200_000, "n_vocab", False),
+        },
+    ),
+    _sizes_claim(
+        "vocab-merges",
+        "the merge counts usually quoted: 50,000 for GPT-2, about 100,000 for GPT-4, about "
+        "200,000 for GPT-4o",
+        {
+            "gpt2": (50_000, "merges", True),
+            "cl100k_base": (100_000, "merges", False),
             "o200k_base": (200_000, "merges", False),
         },
     ),
     Claim(
         "harmony-variant",
         8,
-        WALKTHROUGH,
-        "o200k Harmony is \u201ca variant of o200k_base … with additional tokens\u201d",
+        TIKTOKEN,
+        "o200k_harmony is o200k_base with additional special tokens",
         True,
         lambda: (
             get_encoding("o200k_harmony").token_byte_values()
@@ -231,8 +220,9 @@ CLAIMS: list[Claim] = [
     Claim(
         "gpt5-harmony",
         8,
-        WALKTHROUGH,
-        "GPT-5 uses the o200k_base Harmony encoding",
+        TIKTOKEN,
+        "GPT-5 uses the o200k_harmony encoding (said in introductions); tiktoken's table of "
+        "models settles it",
         "o200k_harmony",
         lambda: tiktoken.encoding_name_for_model("gpt-5"),
         show=lambda v: (
@@ -243,9 +233,9 @@ CLAIMS: list[Claim] = [
     Claim(
         "gpt2-380-381",
         8,
-        "walkthrough_llms_read_text",
-        "\u201c380\u201d might be one token while \u201c381\u201d splits into "
-        "\u201c38\u201d + \u201c1\u201d",
+        TIKTOKEN,
+        "under GPT-2 a number can be one token and the next one two: \u201c380\u201d one "
+        "token, \u201c381\u201d \u201c38\u201d + \u201c1\u201d",
         ([" 380"], [" 38", "1"]),
         lambda: (pieces("gpt2", " 380"), pieces("gpt2", " 381")),
         show=lambda v: f"gpt2, after a space: {v[0]} and {v[1]}",
@@ -253,7 +243,7 @@ CLAIMS: list[Claim] = [
     Claim(
         "123456-split",
         8,
-        WALKTHROUGH,
+        TIKTOKEN,
         "\u201c123456\u201d might be tokenized as 123 + 456 (or 12 + 345 + 6, or six digits)",
         ["123", "456"],
         lambda: pieces("o200k_base", "123456"),
@@ -266,7 +256,7 @@ CLAIMS: list[Claim] = [
     Claim(
         "hello-world-space",
         8,
-        WALKTHROUGH,
+        TIKTOKEN,
         "\u201cHello world\u201d is Hello + \u2018 world\u2019: the space goes with the next word",
         ["Hello", " world"],
         lambda: pieces("o200k_base", "Hello world"),
@@ -275,7 +265,7 @@ CLAIMS: list[Claim] = [
     Claim(
         "helloworld-split",
         8,
-        WALKTHROUGH,
+        TIKTOKEN,
         "\u201cHelloworld\u201d might become Hello + world or Hellow + orld",
         [["Hello", "world"], ["Hellow", "orld"]],
         lambda: {
@@ -287,8 +277,9 @@ CLAIMS: list[Claim] = [
     Claim(
         "english-tokens-per-word",
         8,
-        WALKTHROUGH,
-        "\u201csimple English text typically produces about 1.2-1.4 tokens per word\u201d",
+        "openai_tokens_help",
+        "English runs at about 1.2-1.4 tokens per word, a range quoted around OpenAI's rule "
+        "of thumb of 100 tokens for 75 words (1.33 per word)",
         (1.2, 1.4),
         lambda: {
             "the plays": tokens_per_word("o200k_base", corpora.english("all")),
@@ -300,20 +291,11 @@ CLAIMS: list[Claim] = [
         show=lambda v: "o200k_base: " + ", ".join(f"{name} {tpw:.2f}" for name, tpw in v.items()),
     ),
     Claim(
-        "premium-hindi-japanese",
-        8,
-        "walkthrough_llms_read_text",
-        "an English-trained tokenizer needs \u201c3–4x more tokens\u201d in Hindi or Japanese",
-        (3, 4),
-        lambda: {lang: premiums("gpt2")[lang] for lang in ("Hindi", "Japanese")},
-        agrees=lambda claimed, computed: all(between(claimed, v) for v in computed.values()),
-        show=lambda v: "gpt2: " + ", ".join(f"{lang} {p:.1f}×" for lang, p in v.items()),
-    ),
-    Claim(
         "premium-up-to-15",
         8,
-        WALKTHROUGH,
-        "token counts of the same text differ across languages \u201cby up to 15 times\u201d",
+        "petrov2023",
+        "the same text translated into different languages can differ in tokenization length "
+        "\u201cup to 15 times\u201d",
         15,
         lambda: largest_premium("gpt2"),
         agrees=lambda claimed, computed: computed[1] <= claimed,
@@ -322,8 +304,9 @@ CLAIMS: list[Claim] = [
     Claim(
         "premium-up-to-5",
         8,
-        WALKTHROUGH,
-        "\u201csome languages require up to 5 times as many tokens as English\u201d",
+        "petrov2023",
+        "some languages need up to 5 times as many tokens as English (a figure that "
+        "circulates; premiums on parallel text, as Petrov et al. measure them, settle it)",
         5,
         lambda: largest_premium("cl100k_base"),
         agrees=lambda claimed, computed: computed[1] <= claimed,
@@ -333,52 +316,34 @@ CLAIMS: list[Claim] = [
         ),
     ),
     Claim(
-        "chinese-cheaper",
+        "premium-hindi-japanese",
         8,
-        "walkthrough_how_bpe_works",
-        "\u201cGPT-4o made Chinese significantly cheaper than GPT-4\u201d",
-        True,
-        lambda: (
-            count("cl100k_base", corpora.parallel()["Chinese"]),
-            count("o200k_base", corpora.parallel()["Chinese"]),
-        ),
-        agrees=lambda claimed, computed: (computed[1] < 0.8 * computed[0]) == claimed,
-        show=lambda v: (
-            f"the Chinese passage: {v[0]} tokens (cl100k_base) → {v[1]} (o200k_base), "
-            f"{1 - v[1] / v[0]:.0%} fewer"
-        ),
+        "petrov2023",
+        "an English-trained tokenizer needs 3-4 times as many tokens for Hindi or Japanese (a "
+        "figure that circulates; premiums on parallel text settle it)",
+        (3, 4),
+        lambda: {lang: premiums("gpt2")[lang] for lang in ("Hindi", "Japanese")},
+        agrees=lambda claimed, computed: all(between(claimed, v) for v in computed.values()),
+        show=lambda v: "gpt2: " + ", ".join(f"{lang} {p:.1f}×" for lang, p in v.items()),
     ),
     Claim(
-        "cost-per-email",
+        "gpt4o-fewer-tokens",
         8,
-        WALKTHROUGH,
-        "275 tokens at $2.50 per million cost $0.000688; 500 tokens $0.00125",
-        (0.000688, 0.00125),
-        lambda: (cost_usd(275), cost_usd(500)),
+        "openai2024gpt4o",
+        "GPT-4o's tokenizer needs fewer tokens than GPT-4's: "
+        + ", ".join(f"{lang} {ratio}×" for lang, ratio in GPT4O_FEWER_TOKENS.items())
+        + " fewer (on OpenAI's own texts)",
+        GPT4O_FEWER_TOKENS,
+        lambda: {
+            lang: count("cl100k_base", corpora.parallel()[lang])
+            / count("o200k_base", corpora.parallel()[lang])
+            for lang in GPT4O_FEWER_TOKENS
+        },
         agrees=lambda claimed, computed: all(
-            approx(0.001)(c, v) for c, v in zip(claimed, computed)
+            approx(0.1)(ratio, computed[lang]) for lang, ratio in claimed.items()
         ),
-        show=lambda v: f"${v[0]:.7f} and ${v[1]:.5f}",
-    ),
-    Claim(
-        "cost-100k-emails",
-        8,
-        WALKTHROUGH,
-        "100,000 such emails cost $0.069 and $0.125, \u201cabout 7 cents\u201d",
-        (0.069, 0.125),
-        lambda: (cost_usd(275 * 100_000), cost_usd(500 * 100_000)),
-        agrees=lambda claimed, computed: all(approx(0.01)(c, v) for c, v in zip(claimed, computed)),
-        show=lambda v: f"${v[0]:,.2f} and ${v[1]:,.2f}: a thousand times more",
-    ),
-    Claim(
-        "context-words",
-        8,
-        WALKTHROUGH,
-        "a 128,000-token window holds about 91,000 words at 1.4 tokens per word, "
-        "about 51,000 at 2.5",
-        (91_000, 51_000),
-        lambda: (128_000 / 1.4, 128_000 / 2.5),
-        agrees=lambda claimed, computed: all(approx(0.01)(c, v) for c, v in zip(claimed, computed)),
-        show=lambda v: f"{v[0]:,.0f} and {v[1]:,.0f}",
+        show=lambda v: (
+            "the book's passage: " + ", ".join(f"{lang} {ratio:.2f}×" for lang, ratio in v.items())
+        ),
     ),
 ]

@@ -39,6 +39,7 @@ PAGES = [
 SCREENSHOTS = ROOT / "_build" / "screenshots" / "pages"
 # Smallest figure text a reader can still read, in CSS pixels (phone body text: ~16 px).
 LEGIBLE_PX = 9.0
+JPEG_MAX_PX = 65_500  # libjpeg's JPEG_MAX_DIMENSION
 WIDGET_VIEW = 'script[type="application/vnd.jupyter.widget-view+json"]'
 
 # Opens every collapsed block (dropdowns, toggles), as a reader who reads everything would.
@@ -170,7 +171,10 @@ def test_page_reads_without_cut_offs_or_console_errors(page, width, book_site, v
         "console errors": opened.unexpected_errors(),
     }
     screenshot = record(page, width, problems)
-    opened.page.screenshot(path=screenshot, full_page=True, type="jpeg", quality=60)
+    # A JPEG is at most 65,500 px tall; a longer page (a long chapter at 390 px) is saved that far.
+    height = min(opened.page.evaluate("document.documentElement.scrollHeight"), JPEG_MAX_PX)
+    clip = {"x": 0, "y": 0, "width": width, "height": height}
+    opened.page.screenshot(path=screenshot, full_page=True, clip=clip, type="jpeg", quality=60)
     assert screenshot.stat().st_size > 0
     found = {kind: items for kind, items in problems.items() if items}
     assert not found, f"{page}.html at {width} px (screenshot {screenshot}):\n{summary(found)}"
