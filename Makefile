@@ -45,9 +45,13 @@ lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check --select E501 --line-length $(NOTEBOOK_WIDTH) $(NOTEBOOKS)
 	$(VENV)/bin/lint-imports
 
-# Format the code of every chapter and solutions notebook to the column (strings split where
-# they cross it, then ruff), and regenerate the exercises. Only code cells' sources change.
+# Format the code of every chapter and solutions notebook to the column, and regenerate the
+# exercises. Only code cells' sources change. First every statement is joined onto one line (ruff
+# at a width nothing reaches, which also joins adjacent string literals), so each run starts from
+# the same place: then a trailing comment that pushes its line past the column moves above it,
+# and strings are split afresh where they cross it (tools/split_long_strings.py), then ruff.
 format-notebooks: $(VENV)/.dev-installed
+	$(VENV)/bin/ruff format --silent --line-length 1000 $(filter-out exercises/%,$(NOTEBOOKS))
 	$(PY) tools/split_long_strings.py $(NOTEBOOK_WIDTH) $(filter-out exercises/%,$(NOTEBOOKS))
 	$(VENV)/bin/ruff format --line-length $(NOTEBOOK_WIDTH) $(filter-out exercises/%,$(NOTEBOOKS))
 	$(PY) -m book.exercises

@@ -309,8 +309,21 @@ def test_strict_decode_explains_a_truncated_character():
 def test_strict_decode_explains_bytes_that_never_start_a_character():
     with pytest.raises(InvalidUTF8Error, match=r"token 1 holds bytes ff.*invalid start byte"):
         ByteTokenizer().decode([104, 255, 105], errors="strict")
-    with pytest.raises(InvalidUTF8Error, match="out of order"):
+    with pytest.raises(InvalidUTF8Error) as info:
         ByteTokenizer().decode([0x82, 0xE2, 0xAC], errors="strict")
+    # No later id can repair a lone continuation byte: the message must not say to wait for one.
+    message = str(info.value)
+    assert "cannot become valid whatever ids follow" in message and "reordered" in message
+    assert "once the ids of the rest" not in message
+
+
+def test_only_a_truncated_character_is_worth_waiting_for():
+    with pytest.raises(InvalidUTF8Error, match="once the ids of the rest of the character"):
+        ByteTokenizer().decode([0xE2, 0x82], errors="strict")
+    for invalid in ([0xC3, 0x28], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xFF]):
+        with pytest.raises(InvalidUTF8Error) as info:
+            ByteTokenizer().decode(invalid, errors="strict")
+        assert "once the ids" not in str(info.value), invalid
 
 
 def test_decode_rejects_unknown_ids():

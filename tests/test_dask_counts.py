@@ -16,13 +16,14 @@ import pytest
 import regex
 from distributed import Client, LocalCluster
 from distributed.diagnostics.plugin import WorkerPlugin
+from distributed.diagnostics.progressbar import MultiProgressWidget
 from distributed.protocol import dumps, loads, to_serialize
 from hypothesis import given
 from hypothesis import strategies as st
 from parity_corpus import TEXTS
 
 from book import corpora
-from book.show.dask_progress import dask_progress
+from book.show.dask_progress import dask_progress, finished_bars
 from book.tokenizers import train_bpe
 from book.tokenizers.bpe.blocks import NotUTF8Error
 from book.tokenizers.bpe.dask_counts import (
@@ -158,6 +159,15 @@ def test_progress_shows_dasks_bar(client, tmp_path, capsys):
     files = write(tmp_path, ["one two three"] * 3)
     dask_chunk_counts(files, client=client, block_size=4, progress=dask_progress)
     assert "| 100% Completed |" in capsys.readouterr().out
+
+
+def test_the_static_copy_reads_where_the_widgets_bars_ended(client):
+    # What a page without widget scripts shows in place of the bars (book.show.fallback).
+    parts = [client.submit(len, "abc", key=f"part-{i}") for i in range(3)]
+    total = client.submit(sum, parts, key="total-0")
+    bar = MultiProgressWidget([total], scheduler=client.scheduler.address, complete=True)
+    client.sync(bar.listen)
+    assert finished_bars(bar) == {"part": (3, 3), "total": (1, 1)}
 
 
 def test_a_table_crosses_dask_as_one_pickled_frame_whatever_its_size():

@@ -127,3 +127,20 @@ def test_static_copy_is_the_first_step_and_the_widget_hides_it(stepper):
     assert stepper._views[0].value in static
     assert HIDE_STATIC_CSS not in static  # else the copy would hide itself
     assert HIDE_STATIC_CSS in stepper._nav.value
+
+
+def marks(table: str) -> list[str]:
+    """The third column of a pair table: '← merged', 'tie', 'top' or ''."""
+    return re.findall(r'<td class="tfs-n">\d+</td><td>([^<]*)</td>', table)
+
+
+def test_a_lone_top_pair_is_not_called_a_tie_in_the_widget_or_its_static_copy(stepper):
+    # Before any merge only ('u', 'g') has the top count (20): nothing ties with it.
+    first = stepper.steps[0]
+    assert first.tied == (("u", "g"),)
+    static = stepper.static_html()
+    assert marks(static)[0] == "top" and "tie" not in marks(static)
+    assert 'class="tfs-tie"' not in static
+    # Where pairs do tie before any merge, every one of them is marked.
+    tied_first = char_training_trace("ab cd", 1)[0]
+    assert marks(pairs_table_html(tied_first, top=8)).count("tie") == len(tied_first.tied) == 4

@@ -7,8 +7,10 @@ would by hand: a literal that crosses column WIDTH is cut at a space into two ad
 literals (Python joins them), the second on the next line under the first; a literal outside
 brackets is put in parentheses first. A split is kept only if the cell's syntax tree stays
 exactly the same, so the code means what it meant. Comments and one-line docstrings that
-cross the column are prose, and are wrapped. Run ruff format afterwards (make
-format-notebooks does both).
+cross the column are prose, and are wrapped; a trailing comment that pushes its line past the
+column goes on a line of its own above it. make format-notebooks runs this between two ruff
+formats: one at a width nothing reaches (each statement on one line, adjacent literals joined),
+so literals are cut afresh each time, and one at the column.
 """
 
 from __future__ import annotations

@@ -234,9 +234,9 @@ def _wrong_cases() -> Cases:
     """wrong_counts: the walkthroughs' claims with and without a marker, made-up claims."""
     made_up = {("x", "y"): 3, ("u", "g"): 19, ("h", "u"): 15}
     return [
-        ((walkthroughs.LOW_004_CLAIMED_PAIR_COUNTS, walkthroughs.LOW_WORD_FREQS, "</w>"), ""),
+        ((walkthroughs.LOW_MISCOUNTED_PAIR_COUNTS, walkthroughs.LOW_WORD_FREQS, "</w>"), ""),
         (
-            (walkthroughs.LOW_004_CLAIMED_PAIR_COUNTS, walkthroughs.LOW_WORD_FREQS, None),
+            (walkthroughs.LOW_MISCOUNTED_PAIR_COUNTS, walkthroughs.LOW_WORD_FREQS, None),
             "no marker: pairs with </w> never occur, count 0",
         ),
         ((walkthroughs.HUG_CLAIMED_PAIR_COUNTS, walkthroughs.HUG_WORD_FREQS, None), ""),

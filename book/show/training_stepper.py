@@ -44,14 +44,23 @@ def pairs_table_html(step: TrainingStep, top: int) -> str:
     >>> table = pairs_table_html(char_training_trace("ab ab", 1)[1], top=5)
     >>> table.count("<tr"), "tfs-chosen" in table  # a header, (a, b) and (b, </w>), tied at 2
     (3, True)
+    >>> "tie" in pairs_table_html(char_training_trace("ab ab b", 1)[0], top=5)  # one top pair
+    False
     """
     shown = list(step.counts[:top])
     # Never cut a tie in half: a reader must see every pair the tie-break chose between.
     shown += [item for item in step.counts[top:] if shown and item[1] == shown[-1][1]]
+    # "tie" only where two or more pairs share the top count; a lone top pair before any merge
+    # is the one the first round will merge, and is marked so.
+    tie = len(step.tied) > 1
     rows = []
     for pair, count in shown:
-        css = "tfs-chosen" if pair == step.chosen else "tfs-tie" if pair in step.tied else ""
-        mark = "← merged" if pair == step.chosen else "tie" if pair in step.tied else ""
+        if pair == step.chosen:
+            css, mark = "tfs-chosen", "← merged"
+        elif pair in step.tied:
+            css, mark = ("tfs-tie", "tie") if tie else ("", "top")
+        else:
+            css, mark = "", ""
         rows.append(
             f'<tr class="{css}"><td>{chip_html(pair[0])} {chip_html(pair[1])}</td>'
             f'<td class="tfs-n">{count}</td><td>{mark}</td></tr>'

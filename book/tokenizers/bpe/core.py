@@ -116,7 +116,7 @@ def check_tie_break(tie_break: object) -> TieBreak:
         raise ValueError(
             f"tie_break must be 'first' (the book's rule: among equally frequent pairs, the one "
             f"that occurs first in the training data) or 'lexicographic' (the pair whose bytes "
-            f"are greater, as CS336 and GPT-2-style trainers do); got {tie_break!r}"
+            f"are greater, as CS336's handout and subword-nmt do); got {tie_break!r}"
         )
     return tie_break  # type: ignore[return-value]
 
