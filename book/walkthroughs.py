@@ -140,18 +140,19 @@ THEATRE_EXERCISE_VOCAB_SIZES: list[int] = [300, 500, 1000]
 
 
 # ============================ chapters 01-03 (book.claims.text) ================================
-# The source of the claims book.claims.text makes about the cat/sat/mat sentence.
-CAT_SOURCE = "walkthrough_llms_read_text"
-
-# --- bytes of single characters ---------------------------------------------------------------
-# walkthrough_llms_read_text, walkthrough_how_bpe_works and walkthrough_text_becomes_numbers
-# list the UTF-8 bytes of short texts. All right.
+# --- bytes of short texts (chapter 01) -----------------------------------------------------
+# CS336's handout (cs336_2025, section 2.2) lists the UTF-8 bytes of a greeting, and its first
+# lecture (cs336_2025_lecture1, "Byte-based tokenization") those of the globe emoji. All right.
 CLAIMED_UTF8_BYTES: dict[str, list[int]] = {
-    # walkthrough_llms_read_text
-    "caf\u00e9 \U0001f680": [99, 97, 102, 195, 169, 32, 240, 159, 154, 128],
-    "Hello": [72, 101, 108, 108, 111],  # walkthrough_how_bpe_works
-    "\u4e2d": [228, 184, 173],  # walkthrough_text_becomes_numbers: 中
-    "\U0001f600": [240, 159, 152, 128],  # walkthrough_text_becomes_numbers: 😀
+    "hello! \u3053\u3093\u306b\u3061\u306f!": [
+        *(104, 101, 108, 108, 111, 33, 32),
+        *(227, 129, 147, 227, 130, 147, 227, 129, 171, 227, 129, 161, 227, 129, 175, 33),
+    ],
+    "\U0001f30d": [0xF0, 0x9F, 0x8C, 0x8D],
+}
+UTF8_BYTES_SOURCES: dict[str, str] = {
+    "hello! \u3053\u3093\u306b\u3061\u306f!": "cs336_2025",
+    "\U0001f30d": "cs336_2025_lecture1",
 }
 
 # --- pre-tokenization (chapter 06) ------------------------------------------------------------

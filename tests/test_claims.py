@@ -6,7 +6,7 @@ import pytest
 from notebook_paths import ROOT, toc_files
 
 from book import claims, walkthroughs
-from book.claims.core import Claim, cell, check
+from book.claims.core import Claim, cell, check, claims_table
 
 # Library parity and whole-corpus runs: make test runs them, make test-fast does not.
 pytestmark = pytest.mark.slow
@@ -61,7 +61,9 @@ def test_every_claim_computes_and_is_shown(checked):
     [
         ("utf8-family-emoji", True),  # 4 emoji + 3 joiners, 4 * 4 + 3 * 3 = 25 bytes
         ("utf8-cjk-three-bytes", False),  # Han above U+FFFF takes 4 bytes
-        ("char-256-covers-english", False),  # typographic quotes and dashes are above U+00FF
+        ("char-256-covers-english", False),  # names and symbols outside windows-1252
+        ("char-compression-1", False),  # 1.0 only where a character is one byte (Latin scripts)
+        ("zipf-exponent", None),  # least squares 1.01, maximum likelihood 0.90
         ("hug-encode", True),  # m and t are not in the alphabet: [UNK]
         ("cs336-low-merges", True),  # the greater pair wins ties, as the handout says
         ("cat-hat-merges", True),  # the lecture's max() takes the first of equal counts
@@ -86,6 +88,23 @@ def test_a_wrong_claimed_value_is_caught():
     right = claims.get("utf8-family-emoji")
     wrong = Claim(right.id, right.chapter, right.source, right.says, (4, 3, 24), right.compute)
     assert check(right).agrees and not check(wrong).agrees
+
+
+def test_a_verdict_that_depends_on_the_measure_is_neither_tick_nor_cross():
+    fits = {"one way": 1.0, "another": 0.8}
+    open_claim = Claim(
+        "demo-fits",
+        3,
+        "zipf1949",
+        "about 1",
+        1.0,
+        lambda: fits,
+        agrees=lambda claimed, computed: None,
+    )
+    row = check(open_claim)
+    table = claims_table([row, check(claims.get("cs336-code-points"))])
+    assert row.agrees is None and table.markdown.splitlines()[2].endswith("| – |")
+    assert (table.n_agree, table.n_disagree) == (1, 0)
 
 
 def test_table_cites_each_source_and_escapes_markdown():

@@ -10,9 +10,9 @@ the book's code. A chapter shows the few that teach something (``table(["id", ..
 - :mod:`book.claims.bpe`: the BPE worked examples of :mod:`book.walkthroughs` (04-07);
 - :mod:`book.claims.real`: tiktoken's encodings, costs, language premiums (08).
 
->>> get("utf8-family-emoji").says
-'the family emoji is four emoji joined by zero-width joiners, 25 bytes in all'
->>> checked = table(["utf8-family-emoji", "utf8-h-i"])
+>>> get("cs336-code-points").source
+'cs336_2025_lecture1'
+>>> checked = table(["utf8-family-emoji", "cs336-code-points"])
 >>> len(checked), checked.n_agree
 (2, 2)
 """
@@ -22,7 +22,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from book.claims import bpe, real, text
-from book.claims.core import Checked, Claim, ClaimTable, approx, between, check, claims_table
+from book.claims.core import (
+    Checked,
+    Claim,
+    ClaimTable,
+    approx,
+    approx_each,
+    between,
+    check,
+    claims_table,
+)
 
 __all__ = [
     "CLAIMS",
@@ -30,6 +39,7 @@ __all__ = [
     "Claim",
     "ClaimTable",
     "approx",
+    "approx_each",
     "between",
     "check",
     "for_chapter",
@@ -58,7 +68,7 @@ def for_chapter(chapter: int) -> list[Claim]:
     """The claims whose subject is chapter ``chapter``, in order.
 
     >>> [claim.id for claim in for_chapter(3)][:2]
-    ['word-cat-ids', 'word-still-unknowns']
+    ['word-still-unknowns', 'zipf-exponent']
     """
     return [claim for claim in CLAIMS if claim.chapter == chapter]
 

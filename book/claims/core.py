@@ -13,6 +13,9 @@ same records with :func:`claims_table`, so the two cannot drift apart.
 (2, True)
 >>> print(claims_table([checked]).markdown.splitlines()[2])
 | 1 | “é” is two bytes | {cite}`rfc3629` | 2 | ✔ |
+
+Where the answer depends on how the quantity is measured (two fits of one law that give
+different values), ``agrees`` returns None and the table says so with "–" instead of a verdict.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-Agrees = Callable[[Any, Any], bool]  # (claimed, computed) -> do they agree?
+# (claimed, computed) -> do they agree? None: it depends on how the value is measured.
+Agrees = Callable[[Any, Any], bool | None]
+VERDICTS = {True: "✔", False: "✘", None: "–"}
 
 
 def show_value(value: Any, limit: int = 90) -> str:
@@ -68,7 +73,8 @@ class Claim:
     - ``says``: the claim as the source states it (its words in quotes where quoted);
     - ``claimed``: the claimed value, in the form ``compute`` returns;
     - ``compute``: the book's code computing that value;
-    - ``agrees``: ``agrees(claimed, computed)`` says whether they agree (default ``==``);
+    - ``agrees``: ``agrees(claimed, computed)`` says whether they agree (default ``==``), or
+      None when the answer depends on the method of measurement (``show`` then gives each);
     - ``show``: how the computed value is written in a table;
     - ``uses``: the names in :mod:`book.walkthroughs` the claim checks, if any.
     """
@@ -92,11 +98,11 @@ class Claim:
 
 @dataclass(frozen=True)
 class Checked:
-    """A claim with what the code computed and the verdict."""
+    """A claim with what the code computed and the verdict (None: no single verdict)."""
 
     claim: Claim
     computed: Any
-    agrees: bool
+    agrees: bool | None
 
     @property
     def shown(self) -> str:
@@ -107,7 +113,8 @@ class Checked:
 def check(claim: Claim) -> Checked:
     """Compute the claim's value with the book's code and compare it with the claimed one."""
     computed = claim.compute()
-    return Checked(claim, computed, bool(claim.agrees(claim.claimed, computed)))
+    verdict = claim.agrees(claim.claimed, computed)
+    return Checked(claim, computed, None if verdict is None else bool(verdict))
 
 
 def approx(rel: float) -> Agrees:
@@ -119,6 +126,23 @@ def approx(rel: float) -> Agrees:
     if rel <= 0:
         raise ValueError(f"the relative tolerance must be positive, got {rel}")
     return lambda claimed, computed: abs(computed - claimed) <= rel * abs(claimed)
+
+
+def approx_each(rel: float) -> Agrees:
+    """For a value measured several ways (``{method: value}``): agreement when every way is
+    within ``rel`` of the claim, disagreement when none is, None when it depends on the way.
+
+    >>> fits = {"least squares": 1.01, "maximum likelihood": 0.90}
+    >>> approx_each(0.05)(1.0, fits), approx_each(0.15)(1.0, fits), approx_each(0.05)(2.0, fits)
+    (None, True, False)
+    """
+    close = approx(rel)
+
+    def agrees(claimed: float, computed: dict[str, float]) -> bool | None:
+        verdicts = {close(claimed, value) for value in computed.values()}
+        return verdicts.pop() if len(verdicts) == 1 else None
+
+    return agrees
 
 
 def between(claimed: tuple[float, float], computed: float) -> bool:
@@ -150,7 +174,7 @@ class ClaimTable:
             "|---|---|---|---|---|",
         ]
         for row in self.rows:
-            verdict = "✔" if row.agrees else "✘"
+            verdict = VERDICTS[row.agrees]
             lines.append(
                 f"| {row.claim.chapter} | {cell(row.claim.says)} | {{cite}}`{row.claim.source}` "
                 f"| {row.shown} | {verdict} |"
@@ -166,7 +190,12 @@ class ClaimTable:
     @property
     def n_agree(self) -> int:
         """How many of the claims agree with what the code computes."""
-        return sum(row.agrees for row in self.rows)
+        return sum(row.agrees is True for row in self.rows)
+
+    @property
+    def n_disagree(self) -> int:
+        """How many of the claims the code contradicts."""
+        return sum(row.agrees is False for row in self.rows)
 
 
 def claims_table(rows: Iterable[Checked]) -> ClaimTable:
