@@ -34,7 +34,7 @@ from book.tokenizers.bpe.patterns import (
     O200K_PATTERN,
     split,
 )
-from book.tokenizers.bpe.pretokenize import SPACE_CUT_PATTERNS, is_cut, training_chunk_counts
+from book.tokenizers.bpe.pretokenize import CUT_PATTERNS, is_cut, training_chunk_counts
 from book.tokenizers.bpe.train import file_chunk_counts
 from book.tokenizers.formats.gpt2_files import bytes_to_unicode
 
@@ -124,7 +124,7 @@ def test_train_bpe_in_parallel_blocks_learns_the_same(corpus_file, monkeypatch, 
 
 
 def test_blocks_cover_the_file_and_count_like_the_whole(corpus_file):
-    for pattern in (*SPACE_CUT_PATTERNS, r"\S+|\s+"):
+    for pattern in (*CUT_PATTERNS, r"\S+|\s+"):
         cuts = blocks.file_blocks(corpus_file, pattern, [EOT], 1000)
         assert cuts[0][0] == 0 and cuts[-1][1] == corpus_file.stat().st_size
         assert all(a[1] == b[0] for a, b in zip(cuts, cuts[1:]))
@@ -173,13 +173,23 @@ def test_an_unknown_pattern_is_cut_only_at_special_tokens(tmp_path, monkeypatch)
                 "\u0301",
                 "🙂",
                 "<|endoftext|>",
+                "图书馆",
+                "，",
+                "。",
+                "“",
+                "-",
+                "$",
+                "HTML",
+                "Parser",
+                "\u200d",
+                "’",
             ]
         ),
         max_size=30,
     ).map("".join)
 )
 def test_a_cut_never_changes_the_chunks(text):
-    for pattern in (*SPACE_CUT_PATTERNS, GPT2_ORIGINAL_PATTERN):
+    for pattern in (*CUT_PATTERNS, GPT2_ORIGINAL_PATTERN):
         whole = split(text, pattern)
         for position in range(len(text)):
             if is_cut(text, position, pattern, [EOT]):
@@ -405,18 +415,43 @@ def test_encode_iterable_is_lazy(tokenizer):
     assert read * len(line) < 2 * streaming.BATCH  # a batch was read, not the endless rest
 
 
-def allocated_while_streaming(tokenizer, path) -> int:
-    """Peak bytes allocated while streaming ``path`` through ``encode_iterable``."""
+def allocated_while_streaming(tokenizer, path, piece: int | None = None) -> int:
+    """Peak bytes allocated while streaming ``path`` through ``encode_iterable``.
+
+    The file is read by lines, or with ``piece`` in pieces of that many characters.
+    """
     tokenizer.encode_ordinary("warm the cache " * 3)
     tracemalloc.start()
     try:
-        with open(path, encoding="utf-8") as lines:
-            count = sum(1 for _ in tokenizer.encode_iterable(lines))
+        with open(path, encoding="utf-8") as file:
+            parts = file if piece is None else iter(lambda: file.read(piece), "")
+            count = sum(1 for _ in tokenizer.encode_iterable(parts))
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     assert count > 0
     return peak
+
+
+def test_streaming_memory_is_bounded_without_spaces_or_lines(tokenizer, tmp_path):
+    # One line of Chinese, read in pieces: no space, no line break; its cuts fall after
+    # letters, before "，" and "。".
+    text = "那座古老的图书馆坐落在一条宽阔的河边。1887年，一位名叫玛丽亚的女教师写了一封信，"
+    small, big = tmp_path / "small.txt", tmp_path / "big.txt"
+    small.write_text(text * 2_000, encoding="utf-8")  # ~250 KB
+    big.write_text(text * 20_000, encoding="utf-8")  # ~2.5 MB
+    tokenizer.encode_ordinary(text)
+    peak_small = allocated_while_streaming(tokenizer, small, 1 << 14)
+    peak_big = allocated_while_streaming(tokenizer, big, 1 << 14)
+    assert peak_big < 1_000_000, peak_big  # the whole text would take 1.7 MB as str alone
+    assert peak_big < 1.5 * peak_small + 50_000
+
+
+def test_streaming_holds_the_whole_text_for_a_pattern_without_known_cuts(tmp_path):
+    tokenizer = RegexTokenizer.train("ab cd ef " * 50, 270, pattern=r"\S+|\s+")
+    path = tmp_path / "words.txt"
+    path.write_text("ab cd ef\n" * 100_000, encoding="utf-8")  # 900 KB
+    assert allocated_while_streaming(tokenizer, path, 1 << 14) > 900_000
 
 
 def test_streaming_memory_is_bounded_by_the_line_not_the_file(tokenizer, tmp_path):

@@ -224,14 +224,18 @@ def test_a_scheduler_that_cannot_be_reached_is_an_error_within_the_timeout(tmp_p
 
 
 def test_a_scheduler_without_workers_is_an_error_within_the_timeout(tmp_path):
+    # Connected beforehand, with the default timeout: on a busy machine, connecting within
+    # the 1 s given to dask_chunk_counts could fail first (a ConnectionError), whereas waiting
+    # for a worker that never comes fails the same way however loaded the machine is.
     files = write(tmp_path, ["text"])
     with (
         LocalCluster(
             n_workers=0, host=LOOPBACK, protocol="tcp://", dashboard_address=f"{LOOPBACK}:0"
         ) as empty,
+        Client(empty) as connected,
         pytest.raises(TimeoutError, match=r"has no worker after 1 s: start some"),
     ):
-        dask_chunk_counts(files, client=empty.scheduler_address, timeout=1)
+        dask_chunk_counts(files, client=connected, timeout=1)
 
 
 @pytest.mark.parametrize(

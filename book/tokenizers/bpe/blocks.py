@@ -3,7 +3,8 @@ r"""Big files in blocks: cut where each block can be handled alone, and work on 
 Training on a big corpus, or encoding one, starts by pre-tokenizing it: Python-speed regex
 work that several processes can share. The file is cut into blocks at places where the chunks
 of each block, taken alone, are the chunks of the whole (``pretokenize.is_cut``: before a
-space that follows a non-space; or at a special token, when the text is split there anyway).
+space that follows a non-space, or between a letter and the punctuation after it; or at a
+special token, when the text is split there anyway).
 Each block is read and decoded by the process that handles it; a byte that is not UTF-8 is
 reported with its offset and line in the file.
 
@@ -25,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from book.tokenizers.bpe.pretokenize import SPACE_CUT_PATTERNS, first_cut, spans
+from book.tokenizers.bpe.pretokenize import CUT_PATTERNS, first_cut, spans
 
 Block = tuple[int, int]  # [start, end) byte offsets in the file
 WINDOW = 1 << 16  # bytes read around a nominal cut to find a real one
@@ -92,7 +93,7 @@ def file_blocks(
 
 def _next_cut(file, nominal: int, total: int, pattern, names, cut_at_names: bool) -> int:
     """The first safe cut at or after byte ``nominal`` (``total`` if there is none)."""
-    if pattern not in SPACE_CUT_PATTERNS and not (cut_at_names and names):
+    if pattern not in CUT_PATTERNS and not (cut_at_names and names):
         return total
     while nominal < total:
         file.seek(nominal)
@@ -100,12 +101,13 @@ def _next_cut(file, nominal: int, total: int, pattern, names, cut_at_names: bool
         # Start at a character: skip continuation bytes (10xxxxxx) of the one cut into.
         skip = next((i for i, byte in enumerate(window[:4]) if byte & 0xC0 != 0x80), 0)
         text = window[skip:].decode("utf-8", "surrogateescape")  # bad bytes: checked later
-        found = [first_cut(text, 1, pattern, names)]
+        # A special token may span a place near either end of the window: look only where
+        # the whole of any special token around the place is in the window.
+        longest = max(map(len, names), default=1)
+        found = [first_cut(text, longest, pattern, names)]
         if cut_at_names:
             found.append(_after_special(text, names))
-        found = [
-            i for i in found if i is not None and i < len(text) - max(map(len, names), default=1)
-        ]
+        found = [i for i in found if i is not None and i < len(text) - longest]
         if found:
             offset = min(found)
             return nominal + skip + len(text[:offset].encode("utf-8", "surrogateescape"))
@@ -139,7 +141,8 @@ def read_block(path: str | Path, block: Block, errors: str = "strict") -> str:
 
     With ``errors="replace"`` they become U+FFFD instead, as in ``bytes.decode``. The blocks'
     texts then still add up to the file's: no cut falls inside a sequence of bad bytes (a cut
-    is before a space or after a special token, where decoding starts afresh).
+    is before a space, a punctuation mark or a symbol, or after a special token, where
+    decoding starts afresh).
     """
     start, end = block
     with open(path, "rb") as file:

@@ -6,7 +6,8 @@ between two ``<|endoftext|>`` is trained on as its own document).
 
 A big text is handled in parts (streamed, or counted by several processes). A part may
 end only where the chunks of each side, taken alone, are the chunks of the whole:
-:func:`is_cut` says where (before a space that follows a non-space, for OpenAI's patterns).
+:func:`is_cut` says where (for OpenAI's patterns: before a space that follows a non-space,
+and between a letter and the punctuation after it).
 
 >>> from book.tokenizers.bpe.patterns import CL100K_PATTERN
 >>> chunk_counts("the cat, the hat", CL100K_PATTERN)
@@ -17,7 +18,7 @@ end only where the chunks of each side, taken alone, are the chunks of the whole
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import regex
 
@@ -82,12 +83,19 @@ def training_chunk_counts(
     return counts
 
 
-# The patterns for which a space after a non-space is a safe cut. In each of them no chunk
-# holds a non-space character followed by whitespace other than line breaks (a space may only
-# open a chunk), and a chunk that ends in a non-space character ends the same way whether a
-# space or the end of the text follows; a test checks the claim on generated text.
-SPACE_CUT_PATTERNS = frozenset({GPT2_PATTERN, GPT2_ORIGINAL_PATTERN, CL100K_PATTERN, O200K_PATTERN})
-_NON_SPACE = regex.compile(r"\S")
+# The patterns for which the book knows places to cut (OpenAI's). In each of them:
+# - no chunk holds a non-space character followed by a space (a space may only open a chunk),
+#   and a chunk that ends in a non-space character ends the same way whether a space or the
+#   end of the text follows;
+# - a run of letters ends its chunk where punctuation or a symbol follows ("," "。" "-" "$"),
+#   and ends the same way at the end of the text. Not before an apostrophe, which may open a
+#   contraction ("'s"), nor before a mark, a digit or whitespace, which o200k's letter chunks,
+#   cl100k's digit groups or the whitespace rules treat otherwise.
+# A test checks both on generated text, for every pattern here.
+CUT_PATTERNS = frozenset({GPT2_PATTERN, GPT2_ORIGINAL_PATTERN, CL100K_PATTERN, O200K_PATTERN})
+# Where a cut may fall: before a space after a non-space; after a letter, before punctuation
+# or a symbol (a lone surrogate, which stands for bytes that are not UTF-8, is neither).
+_CUT = regex.compile(r"(?<=\S)(?= )|(?<=\p{L})(?=[^\s\p{L}\p{M}\p{N}'\p{Cs}])")
 
 
 def spans(text: str, position: int, names: Iterable[str]) -> bool:
@@ -108,19 +116,38 @@ def spans(text: str, position: int, names: Iterable[str]) -> bool:
 def is_cut(text: str, position: int, pattern: str, names: Iterable[str] = ()) -> bool:
     """Whether ``text`` can be cut at ``position``: each side pre-tokenized alone, as a whole.
 
-    True before a space that follows a non-space character, for the patterns of
-    :data:`SPACE_CUT_PATTERNS`, unless a special token's text (``names``) spans the place.
+    For the patterns of :data:`CUT_PATTERNS`: before a space that follows a non-space
+    character, and between a letter and the punctuation or symbol after it, unless a special
+    token's text (``names``) spans the place. Never for other patterns.
 
     >>> [i for i in range(1, 9) if is_cut("ab  cd e", i, GPT2_PATTERN)]
     [2, 6]
+    >>> [i for i in range(1, 6) if is_cut("图书馆，信。", i, GPT2_PATTERN)]
+    [3, 5]
     """
     return (
-        pattern in SPACE_CUT_PATTERNS
+        pattern in CUT_PATTERNS
         and 0 < position < len(text)
-        and text[position] == " "
-        and _NON_SPACE.match(text, position - 1) is not None
+        and _CUT.match(text, position) is not None
         and not spans(text, position, names)
     )
+
+
+def cuts(
+    text: str, pattern: str, names: Iterable[str] = (), start: int = 1, end: int | None = None
+) -> Iterator[int]:
+    """The places in ``[start, end]`` where :func:`is_cut` allows cutting ``text``, in order.
+
+    >>> list(cuts("one two, three", GPT2_PATTERN))
+    [3, 7, 8]
+    """
+    if pattern not in CUT_PATTERNS:
+        return
+    names = list(names)
+    last = len(text) - 1 if end is None else min(end, len(text) - 1)
+    for match in _CUT.finditer(text, max(start, 1), last + 1):
+        if not spans(text, match.start(), names):
+            yield match.start()
 
 
 def last_cut(
@@ -131,15 +158,10 @@ def last_cut(
     >>> last_cut("one two three", 13, GPT2_PATTERN), last_cut("one two", 3, GPT2_PATTERN)
     (7, 3)
     """
-    if pattern not in SPACE_CUT_PATTERNS:
-        return None
-    names = list(names)
-    position = text.rfind(" ", max(start, 1), end + 1)
-    while position > 0:
-        if is_cut(text, position, pattern, names):
-            return position
-        position = text.rfind(" ", max(start, 1), position)
-    return None
+    found = None
+    for position in cuts(text, pattern, names, start, end):
+        found = position
+    return found
 
 
 def first_cut(text: str, start: int, pattern: str, names: Iterable[str] = ()) -> int | None:
@@ -148,12 +170,4 @@ def first_cut(text: str, start: int, pattern: str, names: Iterable[str] = ()) ->
     >>> first_cut("one two three", 4, GPT2_PATTERN)
     7
     """
-    if pattern not in SPACE_CUT_PATTERNS:
-        return None
-    names = list(names)
-    position = text.find(" ", max(start, 1))
-    while position >= 0:
-        if is_cut(text, position, pattern, names):
-            return position
-        position = text.find(" ", position + 1)
-    return None
+    return next(cuts(text, pattern, names, start), None)

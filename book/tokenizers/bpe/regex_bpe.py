@@ -326,9 +326,9 @@ class RegexTokenizer(ByteTokenizer):
     ) -> Iterator[int]:
         """The ids of ``"".join(parts)`` (e.g. an open file's lines), yielded lazily.
 
-        The same ids as ``encode`` of the whole; memory is bounded by the longest stretch of
-        text without a place to cut (a line, usually), never by the whole text. See
-        :mod:`book.tokenizers.bpe.streaming`.
+        The same ids as ``encode`` of the whole. The text held is bounded by the longest
+        stretch without a place to cut, not by the whole text, for OpenAI's split patterns;
+        with another pattern the whole text is held. See :mod:`book.tokenizers.bpe.streaming`.
 
         >>> tok = RegexTokenizer.train("low lower lowest", 260)
         >>> list(tok.encode_iterable(["low lo", "wer"])) == tok.encode("low lower")

@@ -3,9 +3,12 @@
 :func:`encode_iterable` takes text in parts (a file's lines, say) and encodes the text up to
 the last place where it may be cut: a place where the chunks of each side, and the special
 tokens found in them, are those of the whole text (``pretokenize.is_cut``). Only the text
-after that place is kept for the next part, so memory is bounded by the longest stretch
-without such a place (a line, usually), never by the whole text. :func:`encode_file` does the
-same for a file, in blocks encoded by several processes.
+after that place is kept for the next part, so the text held is at most a batch (``BATCH``
+characters) plus the longest stretch without such a place. For OpenAI's patterns that is a
+few words wherever spaces or punctuation occur; a stretch with neither (a long run of
+letters, digits, punctuation or whitespace) is held until it ends. With any other pattern no
+place is known to be safe, and the whole text is held. :func:`encode_file` does the same for
+a file, in blocks encoded by several processes.
 
 >>> from book.tokenizers import RegexTokenizer
 >>> tok = RegexTokenizer.train("the cat sat on the mat", 270)
@@ -32,7 +35,7 @@ from book.tokenizers.bpe.blocks import (
     read_block,
 )
 from book.tokenizers.bpe.core import surrogate_error
-from book.tokenizers.bpe.pretokenize import SPACE_CUT_PATTERNS, last_cut
+from book.tokenizers.bpe.pretokenize import CUT_PATTERNS, last_cut
 from book.tokenizers.errors import DisallowedSpecialTokenError
 
 Specials = Collection[str] | Literal["all"]
@@ -48,12 +51,13 @@ def encode_iterable(
     """The ids of the text ``"".join(parts)``, yielded as soon as they are certain.
 
     ``tokenizer`` is a :class:`~book.tokenizers.regex_bpe.RegexTokenizer`; special tokens
-    work as in its ``encode``. With a pattern other than OpenAI's, no place is known to be
-    safe, and the text is encoded once it has all been read.
+    work as in its ``encode``. With a pattern other than OpenAI's
+    (``pretokenize.CUT_PATTERNS``), no place is known to be safe, and the text is encoded
+    once it has all been read.
     """
     names = list(tokenizer.special_tokens)
     longest = max(map(len, names), default=1)
-    if tokenizer.pattern not in SPACE_CUT_PATTERNS:
+    if tokenizer.pattern not in CUT_PATTERNS:
         parts = ["".join(parts)]
     buffer, offset, checked = "", 0, 1  # places in buffer before `checked` cannot be cut
     for part in parts:
