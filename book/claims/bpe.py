@@ -308,7 +308,7 @@ CLAIMS: list[Claim] = [
         "gpt4-ids",
         8,
         w.GPT4_SOURCE,
-        f"GPT-4 sees \u201cI’m tokenizing this\u201d as {w.GPT4_CLAIMED_IDS} (ids printed in "
+        f"GPT-4 sees \u201cI'm tokenizing this\u201d as {w.GPT4_CLAIMED_IDS} (ids printed in "
         "introductions; cl100k_base settles it)",
         w.GPT4_CLAIMED_IDS,
         lambda: get_encoding("cl100k_base").encode(w.GPT4_TEXT),
