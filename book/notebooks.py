@@ -190,8 +190,9 @@ async def _run(client: _Client, cells: list[NotebookNode], timeout: float) -> di
                         f"timed out after {timeout:g} s and ignored the interrupt; kernel restarted"
                     )
                     break
-                except DeadKernelError:
-                    problems[index] = "the kernel died while running this cell; kernel restarted"
+                except DeadKernelError as error:
+                    died = getattr(error, "problem", "the kernel died while running this cell")
+                    problems[index] = f"{died}; kernel restarted"
                     break
                 if client.interrupted:
                     problems[index] = (

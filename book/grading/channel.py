@@ -59,8 +59,12 @@ class Channel:
         self.inbox = os.open(self.inbox_path, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
         self.fds = [self.reader, keep_open, self.inbox]
         self.partial, self.pending, self.skipping = b"", b"", False
-        self.loop = asyncio.get_running_loop()
-        self.loop.add_reader(self.reader, self.drain)
+        try:  # in the kernel loop, read as lines arrive; elsewhere (a test), on take()
+            self.loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.loop = None
+        if self.loop is not None:
+            self.loop.add_reader(self.reader, self.drain)
 
     def close(self) -> None:
         """Read what is left and close the pipes."""

@@ -22,6 +22,7 @@ import zmq
 from ipykernel.kernelspec import RESOURCES
 from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
+from nbclient.exceptions import DeadKernelError
 from nbformat import NotebookNode
 from nbformat.v4 import new_output
 
@@ -32,6 +33,15 @@ CELL_OUTPUT = 64 * 1024
 NOTEBOOK_OUTPUT = 1024 * 1024
 MAX_MESSAGE = 16 * 1024 * 1024
 KEPT_MESSAGES = {"stream", "display_data", "execute_result", "update_display_data", "error"}
+
+
+class UnreadableKernel(DeadKernelError):
+    """The kernel sent messages the client cannot read: it is treated as dead and restarted."""
+
+    problem = (
+        "the kernel's messages could not be read (did the notebook replace json or something "
+        "else Jupyter's messages use?)"
+    )
 
 
 class _SpecOf(KernelSpecManager):
@@ -133,6 +143,9 @@ class SandboxedClient(_Client):
             return cell
         try:
             done = await super().async_execute_cell(cell, cell_index, *args, **kwargs)
+        except (ValueError, KeyError, TypeError) as error:  # a message that does not decode
+            self.hooks.after(cell_index, interrupted=False, failed=True)
+            raise UnreadableKernel(str(error)) from error
         except BaseException:
             self.hooks.after(cell_index, interrupted=False, failed=True)
             raise

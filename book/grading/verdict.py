@@ -23,7 +23,8 @@ UNDEFINED = (
 )
 NO_RESULT = (
     "the grader got no result for {label}: its cell ran, but the grader's hook never answered "
-    "(did the notebook replace sys.audit or __import__, which the grader's cells use?)"
+    "(did the notebook replace sys.audit or __import__, which the grader's cells use, or close "
+    "the grader's pipes?)"
 )
 
 
