@@ -5,9 +5,10 @@ interrupted; a kernel that dies or ignores the interrupt is restarted and the fi
 are replayed), with a kernel started by ``sandbox.kernel_command`` and reached over Unix sockets
 in the scratch folder, because the kernel has no network, not even the loopback of the judge.
 The grader keeps at most ``CELL_OUTPUT`` characters of what a cell displays and ``NOTEBOOK_OUTPUT``
-of the whole notebook's (it only reads errors and passing lines there), and the sockets refuse
-any message over ``MAX_MESSAGE`` bytes, so a notebook that prints gigabytes costs the grader
-nothing. ``hooks`` (``calls.Calls``) sees every cell before and after it runs.
+of the whole notebook's (it only reads errors and passing lines there), and its sockets drop any
+message over ``MAX_MESSAGE`` bytes and any beyond ``QUEUED_MESSAGES`` waiting, so a notebook that
+prints gigabytes costs the grader next to nothing. ``hooks`` (``calls.Calls``) sees every cell
+before and after it runs.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from book.notebooks import _Client, _run
 TIME_LIMIT_KEY = "grader_seconds"  # cell metadata: this cell's own time limit
 CELL_OUTPUT = 64 * 1024
 NOTEBOOK_OUTPUT = 1024 * 1024
-MAX_MESSAGE = 16 * 1024 * 1024
+MAX_MESSAGE = 4 * 1024 * 1024
+QUEUED_MESSAGES = 16  # at most this many messages wait in a socket: the rest are dropped
 KEPT_MESSAGES = {"stream", "display_data", "execute_result", "update_display_data", "error"}
 
 
@@ -55,12 +57,13 @@ class _SpecOf(KernelSpecManager):
 
 
 class _Manager(AsyncKernelManager):
-    """A kernel manager whose clients refuse oversized messages (ZeroMQ drops them unread)."""
+    """A kernel manager whose clients drop oversized messages and floods (ZeroMQ does, unread)."""
 
     def client(self, **kwargs: Any):
         """A client whose sockets have a maximum message size."""
         client = super().client(**kwargs)
         client.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE)
+        client.context.setsockopt(zmq.RCVHWM, QUEUED_MESSAGES)
         return client
 
 
