@@ -46,7 +46,7 @@ from book.grading.report import (
     write_reports,
     write_tasks_csv,
 )
-from book.grading.sandbox import SANDBOXES, Limits, Unavailable, find_sandbox
+from book.grading.sandbox import SANDBOXES, Limits, Unavailable, find_sandbox, python_environment
 from book.grading.submission import exercise_of, learner_name, submissions
 from book.grading.workers import Job, grade_all
 from book.notebooks import NotebookError, shown
@@ -128,8 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{sandbox.note}; hidden cases from seed {seed}\n", flush=True)
     exercises = str(args.exercises.resolve()) if args.exercises else None
     roots = [str(root) for root in args.paths]
+    environment = dataclasses.asdict(python_environment())  # once for the whole class
     jobs = [
-        Job(str(path), exercises, seed, dataclasses.asdict(limits), roots, args.sandbox)
+        Job(
+            str(path), exercises, seed, dataclasses.asdict(limits), roots, args.sandbox, environment
+        )
         for path in paths
     ]
 

@@ -51,6 +51,7 @@ class Calls:
             for c in range(len(task.calls)):
                 self.plan[index] = Planned(k, c, secrets.token_hex(8))
                 index += 1
+        self.data = [to_wire(task.data) for task in tasks]  # each task's data, encoded once
         self.outcomes: list[list[CallOutcome | None]] = [[None] * len(t.calls) for t in tasks]
         self.spent = [0.0] * len(tasks)
         self.stopped: set[int] = set()
@@ -78,9 +79,9 @@ class Calls:
         self.channel.open()
         self.kernels += 1
 
-    def replayed(self, index: int) -> bool:
-        """After a restart, the guard's and the learner's cells run again, never a call."""
-        return index not in self.plan
+    def is_call(self, index: int) -> bool:
+        """Whether cell index is a call (after a restart, calls are not run again)."""
+        return index in self.plan
 
     def before(self, index: int, cell: NotebookNode) -> bool:
         """Whether to run this cell; for a call, send its inputs and set its time limit."""
@@ -97,7 +98,7 @@ class Calls:
                 "id": planned.id,
                 "answers": list(task.answers),
                 "setup": task.setup,
-                "data": to_wire(task.data),
+                "data": self.data[planned.task],
                 "expr": call.expr,
                 "args": to_wire(list(call.args)),
             }

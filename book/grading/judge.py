@@ -34,7 +34,7 @@ from book.grading import guard, harness
 from book.grading.calls import Calls
 from book.grading.channel import Channel
 from book.grading.kernel import run_cells
-from book.grading.sandbox import Limits, Sandbox, View, kernel_command, python_environment
+from book.grading.sandbox import Environment, Limits, Sandbox, View, kernel_command
 from book.grading.stubs import restricted_copy
 from book.grading.verdict import TaskGrade, judge_task
 from book.notebooks import error_of, stdout_of
@@ -208,8 +208,10 @@ def grade_cells(
     seed: int,
     limits: Limits,
     sandbox: Sandbox,
+    environment: Environment,
 ) -> Grade:
-    """Grade a submission (already read) whose check cells is_check(index, cell) recognizes."""
+    """Grade a submission (already read) whose check cells is_check(index, cell) recognizes;
+    environment: what the kernel sees of Python (``sandbox.python_environment()``)."""
     start = time.monotonic()
     tasks, blocked = judge_data(checks, seed)
     work = Path(tempfile.mkdtemp(prefix="book-grade-"))
@@ -217,7 +219,7 @@ def grade_cells(
         scratch = work / "scratch"
         (scratch / "tmp").mkdir(parents=True)
         shutil.copyfile(path, scratch / path.name)  # the notebook's own copy, for its code to read
-        view = View(python_environment(), scratch, restricted_copy(work / "lib", blocked))
+        view = View(environment, scratch, restricted_copy(work / "lib", blocked))
         mine, numbers = learner_cells(submission, is_check)
         calls = Calls(
             tasks, Channel(scratch, MAX_CHANNEL_BYTES), 1 + len(mine), limits.cell_seconds

@@ -84,9 +84,9 @@ class NoHooks:
     def kernel_started(self) -> None:
         """A new kernel started."""
 
-    def replayed(self, index: int) -> bool:
-        """Every finished cell is replayed in a new kernel."""
-        return True
+    def is_call(self, index: int) -> bool:
+        """No cell is one of the judge's calls."""
+        return False
 
     def before(self, index: int, cell: NotebookNode) -> bool:
         """Run every cell."""
@@ -132,8 +132,8 @@ class SandboxedClient(_Client):
         self.hooks.kernel_started()
 
     def replayed(self, index: int) -> bool:
-        """Whether a finished cell runs again in a new kernel."""
-        return self.hooks.replayed(index)
+        """Whether a finished cell runs again in a new kernel: not the judge's calls."""
+        return not self.hooks.is_call(index)
 
     async def async_execute_cell(
         self, cell: NotebookNode, cell_index: int, *args, **kwargs
@@ -144,6 +144,8 @@ class SandboxedClient(_Client):
             return cell
         if not self.hooks.before(cell_index, cell):
             return cell
+        if self.hooks.is_call(cell_index):  # the notebook's history keeps its own cells only
+            kwargs["store_history"] = False
         try:
             done = await super().async_execute_cell(cell, cell_index, *args, **kwargs)
         except (ValueError, KeyError, TypeError) as error:  # a message that does not decode

@@ -184,6 +184,12 @@ class Environment:
     links: tuple[tuple[str, str], ...]
     masked: tuple[str, ...]
 
+    @classmethod
+    def from_dict(cls, data: dict) -> Environment:
+        """The environment dataclasses.asdict gave (sent to a grading worker as JSON)."""
+        links = tuple((target, link) for target, link in data["links"])
+        return cls(tuple(data["readable"]), links, tuple(data["masked"]))
+
 
 @functools.cache
 def python_environment() -> Environment:

@@ -15,7 +15,7 @@ from nbformat import NotebookNode
 
 from book.exercises import EXERCISES, SOLUTIONS, exercise_text
 from book.grading.judge import Grade, KernelUnavailable, Unreproducible, grade_cells
-from book.grading.sandbox import Limits, find_sandbox
+from book.grading.sandbox import Environment, Limits, find_sandbox, python_environment
 from book.notebooks import NotebookError, read_notebook, shown
 
 
@@ -135,8 +135,11 @@ def grade_file(
     limits: Limits,
     roots: list[Path],
     sandbox: str = "bubblewrap",
+    environment: Environment | None = None,
 ) -> Grade:
-    """Grade one submission file; whatever goes wrong becomes Grade.error, never an exception."""
+    """Grade one submission file; whatever goes wrong becomes Grade.error, never an exception.
+
+    environment: what the kernel sees of Python (computed here when not given)."""
     sources = exercise_sources(exercises_dir)
     try:
         submission = read_notebook(path)
@@ -167,6 +170,7 @@ def grade_file(
             seed,
             limits,
             find_sandbox(sandbox),
+            environment or python_environment(),
         )
     except (ImportError, LookupError) as error:  # the grader's own installation or checks
         return failed(f"the checks of exercise {exercise} ({checks}) cannot be loaded: {error}")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from book.grading.judge import Grade, hash_seed
-from book.grading.sandbox import Limits, find_sandbox
+from book.grading.sandbox import Environment, Limits, find_sandbox
 from book.grading.submission import grade_file
 
 STARTUP_SECONDS = 300  # a worker's time beyond the notebook's own limit (kernel starts, judging)
@@ -39,6 +39,7 @@ class Job:
     limits: dict
     roots: list[str]
     sandbox: str
+    environment: dict  # sandbox.Environment's fields, found once for the whole class
 
     def run(self) -> Grade:
         """Grade the notebook in this process."""
@@ -49,6 +50,7 @@ class Job:
             Limits(**self.limits),
             [Path(root) for root in self.roots],
             self.sandbox,
+            Environment.from_dict(self.environment),
         )
 
 
