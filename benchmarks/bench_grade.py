@@ -63,7 +63,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit("--jobs 1 and --jobs N gave different grades")
     print(f"{args.count} notebooks ({args.notebook.name}), one seed, same grades both ways")
     print(f"--jobs 1        {serial:7.1f} s")
-    print(f"--jobs {args.jobs:<8} {parallel:7.1f} s  ({parallel / serial:.0%} of the --jobs 1 time)")
+    share = f"{parallel / serial:.0%} of the --jobs 1 time"
+    print(f"--jobs {args.jobs:<8} {parallel:7.1f} s  ({share})")
 
 
 if __name__ == "__main__":
