@@ -9,6 +9,7 @@ a grader error), the class goes on: that learner gets an error grade, the others
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -27,6 +28,7 @@ from book.grading.sandbox import Environment, Limits, find_sandbox
 from book.grading.submission import grade_file
 
 STARTUP_SECONDS = 300  # a worker's time beyond the notebook's own limit (kernel starts, judging)
+RUNNING: set[subprocess.Popen] = set()  # the workers at work, stopped if the grader is
 
 
 @dataclass(frozen=True)
@@ -67,15 +69,18 @@ def grade_in_worker(job: Job) -> Grade:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
-            start_new_session=True,  # so that stopping it stops its kernel too
+            start_new_session=True,  # stopped as a group (its kernel dies with it)
         )
+        RUNNING.add(worker)
         try:
             _, stderr = worker.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(worker.pid, signal.SIGKILL)
+            stop(worker)
             worker.communicate()
             why = f"grading took longer than {timeout:g} s and was stopped"
             return Grade(path, "", error=why, seed=job.seed, sandbox=find_sandbox(job.sandbox).note)
+        finally:
+            RUNNING.discard(worker)
         try:
             return Grade.from_json(result.read_text(encoding="utf-8"))
         except (OSError, ValueError, TypeError, KeyError):
@@ -86,6 +91,12 @@ def grade_in_worker(job: Job) -> Grade:
             return Grade(
                 path, "", error=why[:500], seed=job.seed, sandbox=find_sandbox(job.sandbox).note
             )
+
+
+def stop(worker: subprocess.Popen) -> None:
+    """Stop a worker and what it started in its process group."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(worker.pid, signal.SIGKILL)
 
 
 def duration(seconds: float) -> str:
@@ -119,7 +130,8 @@ def grade_all(
     """Grade every job, parallel at a time; on_grade sees the grades in the jobs' order, as soon
     as each and those before it are done; on_progress gets a line after each."""
     start, grades, shown = time.monotonic(), [None] * len(jobs), 0
-    with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, parallel))
+    try:
         futures = {pool.submit(grade_in_worker, job): k for k, job in enumerate(jobs)}
         for done, future in enumerate(as_completed(futures), 1):
             grades[futures[future]] = future.result()
@@ -127,6 +139,12 @@ def grade_all(
                 on_grade(grades[shown])
                 shown += 1
             on_progress(progress(done, len(jobs), time.monotonic() - start))
+    except BaseException:  # Ctrl-C: stop the workers at work, not wait for them
+        pool.shutdown(wait=False, cancel_futures=True)
+        for worker in list(RUNNING):
+            stop(worker)
+        raise
+    pool.shutdown()
     return grades
 
 
