@@ -47,11 +47,11 @@ from book.grading.report import (
     write_tasks_csv,
 )
 from book.grading.sandbox import SANDBOXES, Limits, Unavailable, find_sandbox, python_environment
-from book.grading.submission import exercise_of, learner_name, submissions
+from book.grading.submission import submissions
 from book.grading.workers import Job, grade_all
 from book.notebooks import NotebookError, shown
 
-__all__ = ["Grade", "NotebookError", "exercise_of", "learner_name", "main"]
+__all__ = ["main"]
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -24,11 +24,11 @@ from notebook_paths import notebooks
 
 from book import grade
 from book.checks.spec import Call, Raises, Task, function_task
-from book.grading import sandbox, stubs
+from book.grading import sandbox, stubs, submission
 from book.grading.calls import Calls
 from book.grading.harness import Opaque, from_wire, to_wire
 from book.grading.verdict import CallOutcome, judge_task
-from book.notebooks import ROOT, read_notebook
+from book.notebooks import ROOT, NotebookError, read_notebook
 
 CHAPTERS = notebooks("exercises")
 
@@ -403,18 +403,19 @@ def test_without_bubblewrap_the_grader_refuses_and_says_what_to_do(monkeypatch):
 def test_exercise_from_metadata_then_file_name_else_a_clear_error():
     nb = nbformat.v4.new_notebook(metadata={"book": {"exercise": "02_characters"}})
     names = ["01_text_to_numbers", "02_characters"]
-    assert grade.exercise_of(Path("alice.ipynb"), nb, names) == "02_characters"
-    assert grade.exercise_of(
+    assert submission.exercise_of(Path("alice.ipynb"), nb, names) == "02_characters"
+    assert submission.exercise_of(
         Path("bob_01_text_to_numbers.ipynb"), nbformat.v4.new_notebook(), names
     ) == ("01_text_to_numbers")
-    with pytest.raises(grade.NotebookError, match="its metadata has no book.exercise"):
-        grade.exercise_of(Path("carol.ipynb"), nbformat.v4.new_notebook(), names)
+    with pytest.raises(NotebookError, match="its metadata has no book.exercise"):
+        submission.exercise_of(Path("carol.ipynb"), nbformat.v4.new_notebook(), names)
     assert (
-        grade.learner_name(Path("s/alice_02_characters.ipynb"), "02_characters", [Path("s")])
+        submission.learner_name(Path("s/alice_02_characters.ipynb"), "02_characters", [Path("s")])
         == "alice"
     )
     assert (
-        grade.learner_name(Path("s/bob/02_characters.ipynb"), "02_characters", [Path("s")]) == "bob"
+        submission.learner_name(Path("s/bob/02_characters.ipynb"), "02_characters", [Path("s")])
+        == "bob"
     )
 
 
