@@ -1,6 +1,6 @@
 """The benchmark scripts run end to end and print their tables (they assert nothing about time).
 
-The script itself checks, before timing, that the book's encoder and tiktoken give the same ids
+bench_bpe checks, before timing, that the book's encoder and tiktoken give the same ids
 and that both trainers learn 1,000 merges.
 """
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import csv
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -142,3 +144,32 @@ def test_reports_escape_what_a_notebook_put_in_them(tmp_path):
 def test_the_progress_line_says_graded_remaining_and_time_left():
     assert progress(1, 40, 30.0) == "graded 1 of 40 (39 remaining, about 19 min 30 s left)"
     assert progress(40, 40, 600.0) == "graded 40 of 40 (0 remaining, about 0 s left)"
+
+
+DIGESTS = """
+import importlib, random, sys
+from book.grading.judge import cases_digest
+seed = int(sys.argv[1])
+modules = [f"book.checks.ch{n:02d}" for n in range(1, 11)] + ["book.checks.demo"]
+tasks = [importlib.import_module(name).judge_tasks(random.Random(seed)) for name in modules]
+print([cases_digest(each) for each in tasks])
+"""
+
+
+@pytest.mark.slow
+def test_every_chapters_cases_are_a_function_of_the_seed_alone():
+    """Two fresh processes with the seed's hash seed draw the same cases, byte for byte (so no
+    check module may draw from time, os.urandom or the addresses of objects either)."""
+    seed = 20
+    env = {**os.environ, "PYTHONHASHSEED": str(judge.hash_seed(seed))}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", DIGESTS, str(seed)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        ).stdout
+        for _ in range(2)
+    ]
+    assert runs[0] == runs[1] and runs[0].count("'") == 22
