@@ -13,22 +13,62 @@ at its first call that cannot be judged further (not attempted, undefined, timed
 
 from __future__ import annotations
 
+import json
 import secrets
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell
 
-from book.checks.spec import Task
+from book.checks.spec import Call, Task
+from book.grading import harness
 from book.grading.channel import Channel
 from book.grading.guard import CALL_EVENT
 from book.grading.harness import to_wire
 from book.grading.kernel import TIME_LIMIT_KEY
-from book.grading.record import Malformed
-from book.grading.verdict import CallOutcome
+from book.grading.record import Malformed, parse_line
+from book.grading.verdict import CallOutcome, TaskGrade, judge_task
 
 MAX_EVIDENCE = 50
+
+
+def ends_task(outcome: CallOutcome) -> bool:
+    """Whether a call's outcome stops its task (no line, no result, not attempted, ...)."""
+    line = outcome.line
+    if line is None or "result" not in line or line.get("setup_error"):
+        return True
+    return line["result"].get("raised", [""])[:1] == ["NotImplementedError"]
+
+
+def spec_of(task: Task, call: Call, call_id: str, data: Any) -> dict:
+    """What the guard needs to make a call: never the expected value."""
+    return {
+        "id": call_id,
+        "answers": list(task.answers),
+        "setup": task.setup,
+        "data": data,
+        "expr": call.expr,
+        "args": to_wire(list(call.args)),
+    }
+
+
+def judge_in_process(tasks: list[Task], answers: dict[str, Any]) -> list[TaskGrade]:
+    """The judge's verdicts on answers (name -> object) called here, without a kernel or a
+    sandbox: the same harness, the same checked lines, the same verdicts. For tests of check
+    modules (a learner's notebook is always graded in a sandboxed kernel)."""
+    verdicts = []
+    for task in tasks:
+        data, outcomes = to_wire(task.data), [None] * len(task.calls)
+        for k, call in enumerate(task.calls):
+            spec = json.loads(json.dumps(spec_of(task, call, f"c{k}", data)))
+            body = harness.run_call(spec, answers, lambda namespace: None)
+            outcomes[k] = CallOutcome(parse_line(json.dumps(body).encode()))
+            if ends_task(outcomes[k]):
+                break
+        verdicts.append(judge_task(task, outcomes))
+    return verdicts
 
 
 @dataclass(frozen=True)
@@ -93,16 +133,7 @@ class Calls:
             return False
         task = self.tasks[planned.task]
         call = task.calls[planned.call]
-        self.channel.send(
-            {
-                "id": planned.id,
-                "answers": list(task.answers),
-                "setup": task.setup,
-                "data": self.data[planned.task],
-                "expr": call.expr,
-                "args": to_wire(list(call.args)),
-            }
-        )
+        self.channel.send(spec_of(task, call, planned.id, self.data[planned.task]))
         cell.metadata[TIME_LIMIT_KEY] = self.task_seconds - self.spent[planned.task]
         self.current, self.started = planned, time.monotonic()
         return True
@@ -127,7 +158,7 @@ class Calls:
         elif outcome is None:
             outcome = CallOutcome(kind="no result")
         self.outcomes[planned.task][planned.call] = outcome
-        if self._ends_task(outcome):
+        if ends_task(outcome):
             self.stopped.add(planned.task)
 
     def finish(self, problems: dict[int, str], skipped: set[int]) -> None:
@@ -141,13 +172,6 @@ class Calls:
             elif index in problems and outcome is not None and outcome.kind == "kernel died":
                 outcome.problem = problems[index]
         self.channel.close()
-
-    @staticmethod
-    def _ends_task(outcome: CallOutcome) -> bool:
-        line = outcome.line
-        if line is None or "result" not in line or line.get("setup_error"):
-            return True
-        return line["result"].get("raised", [""])[:1] == ["NotImplementedError"]
 
     def _read(self, planned: Planned | None = None) -> None:
         """Sort the lines that arrived: planned's own line, evidence, and stray lines."""

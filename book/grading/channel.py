@@ -24,7 +24,7 @@ def frame(message: dict) -> bytes:
     """message as the guard reads it from the inbox: its length in 12 digits, then the JSON.
 
     >>> frame({"id": "c1"})
-    b'000000000013{"id": "c1"}'
+    b'000000000012{"id": "c1"}'
     """
     data = json.dumps(message).encode("utf-8")
     return f"{len(data):0{HEADER_BYTES}d}".encode("ascii") + data
