@@ -48,6 +48,20 @@ READ_COPY = (
     "return module.char_codes_reference(text)"
 )
 READ_ENVIRONMENT = "import os\nraise ValueError(repr(dict(os.environ)))"
+# Writes the right answer as the grader's record of this very call (its id is in the cell that
+# made the call), then, with CLOSE, closes the pipes so that the guard's own record is lost.
+FORGE = (
+    "import json, os, stat\n"
+    "call_id = get_ipython().kernel.get_parent()['content']['code'].split(\"'\")[3]\n"
+    "info = {'callable': True, 'type': 'function', 'repr': 'char_codes'}\n"
+    "line = {'kind': 'call', 'id': call_id, 'answers': {'char_codes': info},\n"
+    "        'result': {'ok': [ord(ch) for ch in text]}}\n"
+    "for fd in range(3, 512):\n    try:\n        if stat.S_ISFIFO(os.fstat(fd).st_mode):\n"
+    "            os.write(fd, json.dumps(line).encode() + b'\\n')\n"
+    "            CLOSE and os.close(fd)\n"
+    "    except OSError:\n        pass\n"
+    "return [ord(ch) + 1 for ch in text]"
+)
 NASTY = "\\x1b[2J\\x1b]0;owned\\x07\\u202eevil\\r\\nforged"
 CHEATS = {
     "replace_check": (
@@ -73,6 +87,7 @@ CHEATS = {
     "read_another_copy": (READ_COPY, f"reading {COPY / 'checks' / 'demo.py'}"),
     "read_the_environment": (READ_ENVIRONMENT, "raised ValueError"),
     "malformed_record": (MALFORMED, "malformed"),
+    "forged_record": ("CLOSE = False\n" + FORGE, "not signed by the grader's guard"),
     "callers_frame": (
         "import sys\nhidden = sys._getframe(1).f_locals\nreturn [ord(ch) for ch in text]",
         "reading the grader's frames (sys._getframe)",
@@ -376,3 +391,12 @@ def test_what_the_log_holds_the_notebook_cannot_take_back(demo_exercise, tmp_pat
     assert "the notebook tried using book.checks.demo.check_char_codes" in report
     assert all(rows[("eraser", task)]["points"] == "0" for task in ("char_codes", "round_trip"))
     assert "close the grader's pipes" in rows[("eraser", "char_codes")]["message"]
+
+
+def test_a_forged_record_counts_for_nothing_even_alone(demo_exercise, tmp_path):
+    exercises_dir, exercise = demo_exercise
+    nb = fill(exercise, read_notebook(DEMO), {"char-codes": "CLOSE = True\n" + FORGE})
+    (tmp_path / "forger.ipynb").write_text(notebook_text(nb))
+    done, rows = _grade(tmp_path, "--exercises", str(exercises_dir))
+    row = rows[("forger", "char_codes")]
+    assert row["points"] == "0" and "not signed by the grader's guard" in row["message"], row

@@ -9,6 +9,8 @@ cases are drawn only where the hash seed comes from the seed.
 from __future__ import annotations
 
 import csv
+import hmac
+import json
 import os
 import subprocess
 import sys
@@ -21,7 +23,7 @@ from book.grading import judge
 from book.grading.calls import Calls
 from book.grading.channel import Channel
 from book.grading.judge import Grade, Unreproducible, judge_data
-from book.grading.record import CALL, Malformed, parse_line
+from book.grading.record import CALL, Malformed, parse_line, unsigned
 from book.grading.report import format_class, format_grade, learner_report, write_csv
 from book.grading.verdict import TaskGrade
 from book.grading.workers import progress
@@ -60,23 +62,39 @@ def test_a_wire_value_nested_too_deeply_is_malformed_not_a_crash():
         CALL.check({"kind": "call", "id": "c", "result": {"ok": deep}}, "line")
 
 
-def _pipe_writer(channel: Channel) -> int:
-    return os.open(channel.results_path, os.O_WRONLY | os.O_NONBLOCK)
+class Guard:
+    """Writes on a channel's results pipe as the guard does: a greeting with a key, then signed
+    lines; or, as a notebook's code would, lines of its own."""
+
+    key = bytes(range(32))
+
+    def __init__(self, channel: Channel) -> None:
+        self.fd = os.open(channel.results_path, os.O_WRONLY | os.O_NONBLOCK)
+        os.write(self.fd, self.line({"kind": "hello", "pid": 1, "key": self.key.hex()}, False))
+
+    def line(self, body: dict | bytes, signed: bool = True) -> bytes:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        if signed:
+            data = hmac.digest(self.key, data, "sha256").hex().encode() + b" " + data
+        return data + b"\n"
+
+    def write(self, *bodies, signed: bool = True) -> None:
+        os.write(self.fd, b"".join(self.line(body, signed) for body in bodies))
 
 
 def test_the_channel_keeps_at_most_its_limit(tmp_path):
     channel = Channel(tmp_path, limit=1000)
     channel.open()
-    writer = _pipe_writer(channel)
+    guard = Guard(channel)
     try:
-        os.write(writer, b'{"kind": "used", "what": "a"}\n' + b"x" * 5000 + b"\n")
-        os.write(writer, b"y" * 5000 + b'{"kind": "used", "what": "b"}\n')
-        os.write(writer, b'{"kind": "used", "what": "c"}\n{"kind": "used", "wh')
+        guard.write({"kind": "used", "what": "a"}, {"kind": "used", "what": "x" * 5000})
+        guard.write({"kind": "used", "what": "y" * 5000}, {"kind": "used", "what": "c"})
+        os.write(guard.fd, b'{"kind": "used", "wh')  # a line cut short: never read
         taken = channel.take()
     finally:
-        os.close(writer)
+        os.close(guard.fd)
         channel.close()
-    assert [line["what"] for line in taken] == ["a", "c"]
+    assert [line["what"] for line in taken if line["kind"] == "used"] == ["a", "c"]
     assert channel.dropped == 2 and channel.kept <= 1000
 
 
@@ -86,24 +104,30 @@ def test_a_calls_line_counts_once_and_only_in_its_own_cell(tmp_path):
     calls = Calls([task], channel, 1, 30)
     cells = calls.cells()
     calls.kernel_started()
-    writer = _pipe_writer(channel)
+    guard = Guard(channel)
     first, second = (calls.plan[1].id, calls.plan[2].id)
-    line = '{{"kind": "call", "id": "{}", "answers": {{}}, "result": {{"ok": {}}}}}\n'
+    line = {"kind": "call", "id": first, "answers": {}, "result": {"ok": 2}}
     try:
-        os.write(writer, line.format(first, 2).encode())  # before its cell: stray
+        guard.write(line)  # before its cell: stray
+        guard.write(b"[1, 2]", signed=False)  # not the guard's: stray
         assert calls.before(1, cells[0])
-        os.write(writer, line.format(first, 2).encode() * 2)  # twice: malformed
-        os.write(writer, b'{"kind": "refused", "what": "reading /etc/passwd"}\n')
+        guard.write(line, line)  # twice: malformed
+        guard.write({"kind": "refused", "what": "reading /etc/passwd"})
         calls.after(1, interrupted=False, failed=False)
         assert calls.before(2, cells[1]) is False  # the task stopped at its malformed call
     finally:
-        os.close(writer)
+        os.close(guard.fd)
         calls.finish({}, set())
     assert calls.outcomes[0][0].kind == "malformed" and calls.outcomes[0][1] is None
     notes = calls.notes()
     assert "the notebook tried reading /etc/passwd" in notes
-    assert any("wrote 1 line(s) of its own" in note for note in notes)
-    assert second != first
+    assert any("wrote 2 line(s) of its own" in note for note in notes), notes
+    assert second != first and calls.ready
+
+
+def test_a_line_the_guard_did_not_sign_is_malformed():
+    with pytest.raises(Malformed, match="not signed by the grader's guard"):
+        unsigned(b"00" * 32 + b' {"kind": "used", "what": "x"}', Guard.key)
 
 
 def test_hidden_cases_are_drawn_only_where_the_hash_seed_comes_from_the_seed(monkeypatch):

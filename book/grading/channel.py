@@ -2,7 +2,9 @@
 
 Both are named pipes in the scratch folder that the guard opens before the learner's first cell
 and then unlinks. On ``results`` the kernel writes one JSON line per event (see ``record``):
-the judge reads it as it fills, so a line, once written, is out of the learner's reach. On
+the judge reads it as it fills, so a line, once written, is out of the learner's reach. The
+first line of each kernel is the guard's greeting with its key; every later line must carry
+that key's signature. On
 ``inbox`` the judge writes a call's inputs (length-prefixed JSON) only when that call runs.
 The judge keeps at most ``limit`` bytes of lines per notebook; beyond that it drops them and
 says so.
@@ -15,7 +17,7 @@ import json
 import os
 from pathlib import Path
 
-from book.grading.record import Malformed, parse_line
+from book.grading.record import Malformed, parse_line, unsigned
 
 HEADER_BYTES = 12  # the length prefix of an inbox message, in ASCII digits
 
@@ -41,6 +43,7 @@ class Channel:
         self.partial = b""
         self.skipping = False
         self.lines: list[bytes] = []
+        self.key: bytes | None = None
         self.fds: list[int] = []
         self.reader = -1
         self.inbox = -1
@@ -58,7 +61,7 @@ class Channel:
         keep_open = os.open(self.results_path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         self.inbox = os.open(self.inbox_path, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
         self.fds = [self.reader, keep_open, self.inbox]
-        self.partial, self.pending, self.skipping = b"", b"", False
+        self.partial, self.pending, self.skipping, self.key = b"", b"", False, None
         try:  # in the kernel loop, read as lines arrive; elsewhere (a test), on take()
             self.loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -115,10 +118,23 @@ class Channel:
         taken: list[dict | Malformed] = []
         for line in lines:
             try:
-                taken.append(parse_line(line))
+                taken.append(self._check(line))
             except Malformed as error:
                 taken.append(error)
         return taken
+
+    def _check(self, line: bytes) -> dict:
+        """A line checked: the first is the guard's greeting (its key), the rest signed by it."""
+        if self.key is not None:
+            return parse_line(unsigned(line, self.key))
+        hello = parse_line(line)
+        if hello["kind"] != "hello":
+            raise Malformed("line: the guard's greeting expected first")
+        try:
+            self.key = bytes.fromhex(hello["key"])
+        except ValueError:
+            raise Malformed("line.key: hexadecimal expected") from None
+        return hello
 
     def send(self, message: dict) -> None:
         """Queue a call's inputs for the guard; they go into the inbox as the kernel reads."""

@@ -11,7 +11,9 @@ rebound, never mutated. For the rest of the kernel's life:
   ``writable`` ones, starting a process, opening a network connection, loading code with
   ``ctypes``, tracing (``sys.settrace``) or walking every object (``gc``) raises PermissionError;
 - every refusal goes to the judge at once, as a line on the ``results`` pipe that the judge reads:
-  what the learner's code does afterwards cannot take it back;
+  what the learner's code does afterwards cannot take it back. Every line is signed with a key
+  the guard sends first, before the learner's code runs, and keeps out of its reach: a line the
+  learner's code writes itself is told apart;
 - ``sys.audit("book.grade.call", call_id, globals())`` runs one of the judge's calls: its
   inputs come from the ``inbox`` pipe only then (the notebook never holds another call's), the
   harness (``book.grading.harness``) runs it, and the outcome goes to the judge on the pipe;
@@ -72,6 +74,7 @@ def install(config):
     reading a 'noted' file, a stub of the checks or of the grader, is reported unless the import
     system does it), 'harness' (its source).
     """
+    import _hashlib
     import _json
     import _signal
     import _thread
@@ -115,6 +118,7 @@ def install(config):
     os.unlink(config["results"])
     os.unlink(config["inbox"])
     kernel_group = getpgid(0)
+    key, hmac = os.urandom(32), _hashlib.hmac_digest  # the key goes to the judge, first, alone
 
     class PermissionError(builtins.PermissionError):  # noqa: A001 - the learner sees PermissionError
         """A refusal; IPython shows it as one line, without reading the guard's frames."""
@@ -133,9 +137,13 @@ def install(config):
     kept = (globals(),)  # the grader's namespaces, kept alive so their ids stay theirs
     protected = frozenset({id(globals())})
 
-    def send(body):
-        """One line to the judge; a pipe the learner closed loses it, and the judge says so."""
-        data = ("".join(encode(body, 0)) + "\n").encode("ascii")
+    def send(body, signed=True):
+        """One line to the judge, signed with the key only the guard and the judge know; a pipe
+        the learner closed loses it, and the judge says so."""
+        line = "".join(encode(body, 0)).encode("ascii")
+        if signed:
+            line = hmac(key, line, "sha256").hex().encode("ascii") + b" " + line
+        data = line + b"\n"
         try:
             while data:
                 data = data[write(results, data) :]
@@ -334,7 +342,7 @@ def install(config):
             sigmask(sig_setmask, blocked)
 
     _pin_messages(_json, scan)
-    send({"kind": "hello", "pid": getpid()})
+    send({"kind": "hello", "pid": getpid(), "key": key.hex()}, signed=False)
     _signal.signal = guarded_signal
     sys.addaudithook(hook)
 

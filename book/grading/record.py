@@ -18,6 +18,7 @@ book.grading.record.Malformed: line.id: text expected, got int
 
 from __future__ import annotations
 
+import hmac
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -187,12 +188,26 @@ CALL = Fields(
 NOTE = Text(300)
 LINE = ByKind(
     {
-        "hello": Fields({"kind": Literal("hello"), "pid": Number()}),
+        "hello": Fields({"kind": Literal("hello"), "pid": Number(), "key": Text(64)}),
         "refused": Fields({"kind": Literal("refused"), "what": NOTE}),
         "used": Fields({"kind": Literal("used"), "what": NOTE}),
         "call": CALL,
     }
 )
+
+
+def unsigned(line: bytes, key: bytes) -> bytes:
+    """The JSON of a line the guard signed with key ('<hex HMAC-SHA256> <json>'); Malformed when
+    the signature is missing or wrong: the notebook's code wrote the line itself.
+
+    >>> key = bytes(32)
+    >>> unsigned(hmac.digest(key, b"{}", "sha256").hex().encode() + b" {}", key)
+    b'{}'
+    """
+    tag, _, data = line.partition(b" ")
+    if not hmac.compare_digest(tag, hmac.digest(key, data, "sha256").hex().encode()):
+        raise Malformed("line: not signed by the grader's guard (the notebook's code wrote it)")
+    return data
 
 
 def parse_line(line: bytes, shape: Any = LINE) -> dict:
