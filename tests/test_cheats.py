@@ -15,7 +15,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import nbformat
@@ -62,6 +61,23 @@ FORGE = (
     "    except OSError:\n        pass\n"
     "return [ord(ch) + 1 for ch in text]"
 )
+# Asks for memory a limit's worth at a time: under the 1024 MB limit (--memory below) the first
+# request already fails, whatever the machine's speed or load, so the outcome never depends on
+# the 5 s limit; without a limit it stops after 8 GB (returning [], not MemoryError).
+HOARD = "hoard = []\nfor _ in range(8):\n    hoard.append(bytearray(2**30))\n"
+# Under --sandbox none the guard alone stands between the notebook and the machine: cheats that
+# went round it before (a patched os.path.realpath, C code, the hook's state found with gc) and
+# one that rewrites a classmate's notebook (CLASSMATE: its path, filled in by the fixtures).
+BYPASS_REALPATH = (
+    "import os.path\nos.path.realpath = os.path.abspath = lambda path: '/usr/lib/python3'\n"
+    f"exec(open({str(DEMO)!r}).read())\nreturn []"
+)
+HOOK_BY_GC = (
+    "import gc\nhooks = [f for f in gc.get_objects() if getattr(f, '__name__', '') == 'hook']\n"
+    "return [len(hooks)]"
+)
+REWRITE_CLASSMATE = "open(CLASSMATE_PATH, 'w').write('{}')\nreturn [ord(ch) for ch in text]"
+CLASSMATE = "replace_check"  # the notebook the cheat rewrites, graded in the same folder
 NASTY = "\\x1b[2J\\x1b]0;owned\\x07\\u202eevil\\r\\nforged"
 CHEATS = {
     "replace_check": (
@@ -111,10 +127,7 @@ CHEATS = {
     "sys_exit_in_call": ("import sys\nsys.exit(0)", "raised SystemExit"),
     "os_exit_in_call": ("import os\nos._exit(3)", "while grading this task, the kernel died"),
     "endless_loop": ("while True:\n    pass", "timed out"),
-    "unbounded_memory": (
-        "hoard = []\nwhile True:\n    hoard.append(bytearray(10**7))",
-        "MemoryError",
-    ),
+    "unbounded_memory": (HOARD + "return []", "raised MemoryError"),
     "outlive_kernel": (
         f"import subprocess\nsubprocess.Popen({SLEEP.split()!r}, start_new_session=True)\n"
         "return [ord(ch) for ch in text]",
@@ -125,6 +138,13 @@ CHEATS = {
         "return [ord(ch) for ch in text]",
         "the notebook tried starting a process (os.fork)",
     ),
+    "bypass_realpath": (BYPASS_REALPATH, f"reading {DEMO}"),
+    "c_code": (
+        "import ctypes\nctypes.CDLL('libc.so.6')\nreturn [ord(ch) for ch in text]",
+        "using C code directly",
+    ),
+    "hook_by_gc": (HOOK_BY_GC, "walking every object (gc.get_objects)"),
+    "rewrite_classmate": (REWRITE_CLASSMATE, f"{CLASSMATE}.ipynb"),
     "network": (
         "import socket\nsocket.create_connection(('pypi.org', 443), timeout=3)\nreturn []",
         "a network connection",
@@ -144,10 +164,7 @@ CELL_CHEATS = {
     "sys_exit_in_cell": ("import sys\nsys.exit(1)", "raised SystemExit"),
     "os_exit_in_cell": ("import os\nos._exit(1)", "the kernel died while running this cell"),
     "write_grader_output": (None, "writing"),  # filled in with the CSV's path by the fixture
-    "cell_memory": (
-        "hoard = []\nwhile True:\n    hoard.append(bytearray(10**7))",
-        "raised MemoryError",
-    ),
+    "cell_memory": (HOARD, "raised MemoryError"),
     "cell_loop": ("while True:\n    pass", "timed out after 5 s"),
     "cell_garbles_messages": (
         "get_ipython().kernel.session.pack = lambda message: b'{broken'",
@@ -206,6 +223,11 @@ def another_copy():
     shutil.rmtree(COPY.parent, ignore_errors=True)
 
 
+def _answer(name: str, folder: Path) -> str:
+    """The code of a cheat in CHEATS, for a notebook graded in folder."""
+    return CHEATS[name][0].replace("CLASSMATE_PATH", repr(str(folder / f"{CLASSMATE}.ipynb")))
+
+
 def _report_of(stdout: str, stem: str) -> str:
     """The part of the grader's output about one submission."""
     return stdout.split(f"/{stem}.ipynb (exercise", 1)[1].split("\n== ", 1)[0]
@@ -227,9 +249,9 @@ def graded(demo_exercise, tmp_path_factory):
     folder = tmp_path_factory.mktemp("cheats")
     out = folder.parent / f"{folder.name}-tasks.csv"
     solutions = read_notebook(DEMO)
-    for name, (code, _) in CHEATS.items():
+    for name in CHEATS:
         (folder / f"{name}.ipynb").write_text(
-            notebook_text(fill(exercise, solutions, {"char-codes": code}))
+            notebook_text(fill(exercise, solutions, {"char-codes": _answer(name, folder)}))
         )
     cell_cheats = {name: code for name, (code, _) in CELL_CHEATS.items()} | HARMLESS
     for name, code in cell_cheats.items():
@@ -239,9 +261,9 @@ def graded(demo_exercise, tmp_path_factory):
         cell = next(cell for cell in nb.cells if cell.get("id") == "char-codes")
         cell.source = code + "\n" + cell.source
         (folder / f"{name}.ipynb").write_text(notebook_text(nb))
-    before = time.monotonic()
+    classmate = (folder / f"{CLASSMATE}.ipynb").read_bytes()
     done, rows = _grade(folder, "--exercises", str(exercises_dir))
-    return done, rows, time.monotonic() - before
+    return done, rows, (folder / f"{CLASSMATE}.ipynb").read_bytes() == classmate
 
 
 @pytest.mark.parametrize("cheat", sorted(CHEATS))
@@ -269,6 +291,24 @@ def test_the_grader_output_stays_the_graders(graded):
     done, rows, _ = graded  # rows were read from the very file the cheat tried to write
     assert len({stem for stem, _ in rows}) == len(CHEATS) + len(CELL_CHEATS) + len(HARMLESS)
     assert all(row["learner"] != "me" for row in rows.values())
+
+
+def test_a_classmates_notebook_stays_as_it_was_handed_in(graded):
+    _, _, classmate_unchanged = graded
+    assert classmate_unchanged
+
+
+# What the grader used to say about these, and must not: a misleading reason.
+MISLEADING = {
+    "keyboard_interrupt": "did the notebook replace",
+    "malformed_record": "ipykernel",
+}
+
+
+@pytest.mark.parametrize("cheat", sorted(MISLEADING))
+def test_a_report_gives_the_real_reason(graded, cheat):
+    done, _, _ = graded
+    assert MISLEADING[cheat] not in _report_of(done.stdout, cheat)
 
 
 @pytest.mark.parametrize("name", sorted(HARMLESS))
@@ -343,16 +383,23 @@ def test_importing_the_reference_scores_zero_and_is_named(tmp_path, answer, name
 def test_with_sandbox_none_every_report_says_what_is_not_isolated(demo_exercise, tmp_path):
     exercises_dir, exercise = demo_exercise
     solutions = read_notebook(DEMO)
-    names = ("read_solutions", "read_another_copy", "outlive_kernel", "replace_check")
+    names = (
+        *("read_solutions", "read_another_copy", "outlive_kernel", "fork", "replace_check"),
+        *("bypass_realpath", "c_code", "hook_by_gc", "callers_frame", "rewrite_classmate"),
+    )
     for name in names:
-        nb = fill(exercise, solutions, {"char-codes": CHEATS[name][0]})
+        nb = fill(exercise, solutions, {"char-codes": _answer(name, tmp_path)})
         (tmp_path / f"{name}.ipynb").write_text(notebook_text(nb))
+    classmate = (tmp_path / f"{CLASSMATE}.ipynb").read_bytes()
     done, rows = _grade(tmp_path, "--exercises", str(exercises_dir), "--sandbox", "none")
     assert "NOT isolated" in done.stdout.splitlines()[0]
     for name in names:
-        assert rows[(name, "char_codes")]["points"] == "0"
+        assert rows[(name, "char_codes")]["points"] == "0", rows[(name, "char_codes")]
         report = _report_of(done.stdout, name)
-        assert CHEATS[name][1] in report and "NOT isolated" in report
+        assert CHEATS[name][1] in report and "NOT isolated" in report, report
+    assert (tmp_path / f"{CLASSMATE}.ipynb").read_bytes() == classmate
+    listing = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True)
+    assert SLEEP not in listing.stdout  # no process outlives the grading
 
 
 def test_without_bubblewrap_the_grader_refuses_to_grade(tmp_path):
