@@ -9,7 +9,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 DOWNLOADS := .cache/downloads
 
-.PHONY: book test test-fast lint bench setup setup-test encodings exercises browser-deps clean
+.PHONY: book test test-fast lint format-notebooks bench setup setup-test encodings exercises browser-deps clean
 
 book: setup _build/.package-stamp
 	$(PY) tools/build_book.py .
@@ -17,8 +17,10 @@ book: setup _build/.package-stamp
 
 # The execution cache is keyed on each notebook's own code, so a change to the companion package
 # (which the notebooks import) must clear it, or pages would keep outputs of the old package.
+# Sphinx's environment (.doctrees) goes too: Sphinx re-reads, and so re-executes, only the
+# notebooks whose files changed, and rewrites only their pages (book.site changes every page).
 _build/.package-stamp: $(shell find book -name '*.py' -o -path 'book/data/*' -type f)
-	rm -rf _build/.jupyter_cache
+	rm -rf _build/.jupyter_cache _build/.doctrees
 	mkdir -p _build && touch $@
 
 # Two workers (pytest-xdist); the tests that share the built book stay on one of them.
@@ -29,11 +31,30 @@ test: setup-test _build/.package-stamp lint grader-deps
 test-fast: $(VENV)/.dev-installed encodings
 	HYPOTHESIS_MAX_EXAMPLES=50 $(PY) -m pytest -q -n 2 -m "not slow and not browser"
 
-# Style (ruff) and the package's floors (import-linter's layers contract in pyproject.toml).
+# Notebook code is read in the rendered book's column, which holds 79 characters at 1280 px
+# (book/site/static/book.css; tests/browser/test_pages_browser.py measures every page).
+NOTEBOOK_WIDTH := 79
+NOTEBOOKS = $(wildcard chapters/*.ipynb solutions/*.ipynb exercises/*.ipynb appendix/*.ipynb)
+
+# Style (ruff) and the package's floors (import-linter's layers contract in pyproject.toml);
+# notebook code formatted to the column, and no longer line (a string, a comment) left in it.
 lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check book tests benchmarks tools
 	$(VENV)/bin/ruff format --check book tests benchmarks tools
+	$(VENV)/bin/ruff format --check --line-length $(NOTEBOOK_WIDTH) $(NOTEBOOKS)
+	$(VENV)/bin/ruff check --select E501 --line-length $(NOTEBOOK_WIDTH) $(NOTEBOOKS)
 	$(VENV)/bin/lint-imports
+
+# Format the code of every chapter and solutions notebook to the column, and regenerate the
+# exercises. Only code cells' sources change. First every statement is joined onto one line (ruff
+# at a width nothing reaches, which also joins adjacent string literals), so each run starts from
+# the same place: then a trailing comment that pushes its line past the column moves above it,
+# and strings are split afresh where they cross it (tools/split_long_strings.py), then ruff.
+format-notebooks: $(VENV)/.dev-installed
+	$(VENV)/bin/ruff format --silent --line-length 1000 $(filter-out exercises/%,$(NOTEBOOKS))
+	$(PY) tools/split_long_strings.py $(NOTEBOOK_WIDTH) $(filter-out exercises/%,$(NOTEBOOKS))
+	$(VENV)/bin/ruff format --line-length $(NOTEBOOK_WIDTH) $(filter-out exercises/%,$(NOTEBOOKS))
+	$(PY) -m book.exercises
 
 setup: $(VENV)/.book-installed encodings
 

@@ -13,7 +13,11 @@ between machines. Where the results must agree (ids of an encoder), they are che
   and a warm one, against tiktoken on one thread, as "share of tiktoken's speed";
 - one 64K-character piece: book and tiktoken, in seconds;
 - streaming a file with ``encode_iterable`` in a child process: throughput, and peak resident
-  memory above the memory before streaming, for a small and a 10 times bigger file.
+  memory above the memory before streaming, for a small and a 10 times bigger file;
+- counting the pre-tokens of a 100 MB file of English and code (how many distinct is
+  printed): one process, ``multiprocessing`` (2 processes), and Dask with 1 and 2 workers
+  (clusters started beforehand), as speed relative to one process; and in child processes,
+  the peak memory of the one process against that of Dask's driver.
 
 Texts, all on this machine, nothing downloaded: English is the book's plays and Python
 documentation plus the descriptions of the installed packages, repeated to the size asked
@@ -38,7 +42,9 @@ from typing import Any
 from book import corpora
 from book.encodings import get_encoding
 from book.tokenizers import RegexTokenizer, train_bpe
-from book.tokenizers.patterns import CL100K_PATTERN, GPT2_PATTERN
+from book.tokenizers.bpe.dask_counts import dask_chunk_counts, local_cluster
+from book.tokenizers.bpe.patterns import CL100K_PATTERN, GPT2_PATTERN
+from book.tokenizers.bpe.train import file_chunk_counts
 
 MERGES = 1000
 
@@ -195,48 +201,67 @@ def encoding_rows(n_bytes: int, repeat: int) -> list[list[str]]:
     return rows
 
 
-# Run in a fresh process per file. Linux resets the peak resident size when "5" is written
-# to /proc/self/clear_refs, so VmHWM afterwards is the peak while streaming; elsewhere the
-# lifetime peak (ru_maxrss) is all there is, which loading the tokenizer may dominate.
-STREAM = """
+# Each measurement of memory runs in a fresh process, as a script made by ``measured``.
+# Linux resets the peak resident size when "5" is written to /proc/self/clear_refs, so VmHWM
+# afterwards is the peak during the work; elsewhere the lifetime peak (ru_maxrss) is all
+# there is, which loading the tokenizer may dominate. The work prints its results as JSON,
+# with the growth of the peak above the memory before it.
+PEAK_BEFORE = """
 import json, resource, sys, time
 import psutil
-from book.tokenizers import RegexTokenizer
-tok = RegexTokenizer.from_tiktoken("cl100k_base")
-tok.encode_ordinary("warm up " * 10)
 before = psutil.Process().memory_info().rss
 try:
     open("/proc/self/clear_refs", "w").write("5")
     reset = True
 except OSError:
     reset = False
-start = time.perf_counter()
-with open(sys.argv[1], encoding="utf-8", newline="") as lines:
-    n = sum(1 for _ in tok.encode_iterable(lines))
-seconds = time.perf_counter() - start
+"""
+PEAK_AFTER = """
 if reset:
     status = open("/proc/self/status").read()
     peak = int(status.split("VmHWM:")[1].split()[0]) * 1024
 else:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print(json.dumps({"ids": n, "seconds": seconds, "growth": peak - before}))
+result["growth"] = peak - before
+print(json.dumps(result))
 """
+
+
+def measured(setup: str, work: str) -> str:
+    """A script that runs ``setup``, then ``work`` with the growth of its peak memory."""
+    return "\n".join([setup, PEAK_BEFORE, work, PEAK_AFTER])
+
+
+STREAM = measured(
+    """
+from book.tokenizers import RegexTokenizer
+tok = RegexTokenizer.from_tiktoken("cl100k_base")
+tok.encode_ordinary("warm up " * 10)
+""",
+    """
+start = time.perf_counter()
+with open(sys.argv[1], encoding="utf-8", newline="") as lines:
+    n = sum(1 for _ in tok.encode_iterable(lines))
+result = {"ids": n, "seconds": time.perf_counter() - start}
+""",
+)
+
+
+def in_child(script: str, *args: str) -> dict:
+    """What ``script`` prints (JSON), run by this Python in a fresh process."""
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout)
 
 
 def streaming_rows(sizes: list[int], folder: Path) -> list[list[str]]:
     """Streaming files of two sizes in a child process: throughput and memory growth."""
-    unit, _ = sized(english_sources(), 1_000_000)
     rows, growth = [], {}
     for size in sizes:
         path = folder / f"stream-{size}.txt"
-        with open(path, "w", encoding="utf-8") as file:
-            for _ in range(max(1, size // len(unit))):
-                file.write(unit)
-        done = subprocess.run(
-            [sys.executable, "-c", STREAM, str(path)], capture_output=True, text=True, check=True
-        )
-        result = json.loads(done.stdout)
-        megabytes = path.stat().st_size / 1e6
+        megabytes = write_sized(path, size)
+        result = in_child(STREAM, str(path))
         growth[size] = result["growth"]
         rows.append(
             [
@@ -258,6 +283,83 @@ def streaming_rows(sizes: list[int], folder: Path) -> list[list[str]]:
     return rows
 
 
+def write_sized(path: Path, size: int, texts: list[str] | None = None) -> float:
+    """A file of about ``size`` bytes: ``texts`` (1 MB of English if None), repeated; its MB."""
+    unit, _ = sized(english_sources(), 1_000_000) if texts is None else sized(texts, size)
+    with open(path, "w", encoding="utf-8") as file:
+        for _ in range(max(1, size // len(unit))):
+            file.write(unit)
+    return path.stat().st_size / 1e6
+
+
+def counting_rows(path: Path, repeat: int) -> list[list[str]]:
+    """Counting pre-tokens: one process, multiprocessing and Dask, as ratios to one process."""
+    from distributed import Client
+
+    expected = list(file_chunk_counts(path, GPT2_PATTERN, [], workers=1).items())
+    with (
+        local_cluster(1) as cluster_1,
+        Client(cluster_1) as dask_1,
+        local_cluster(2) as cluster_2,
+        Client(cluster_2) as dask_2,
+    ):
+        for client in (dask_1, dask_2):
+            assert list(dask_chunk_counts(path, client=client).items()) == expected
+        times = best_times(
+            [
+                lambda: file_chunk_counts(path, GPT2_PATTERN, [], workers=1),
+                lambda: file_chunk_counts(path, GPT2_PATTERN, [], workers=2),
+                lambda: dask_chunk_counts(path, client=dask_1),
+                lambda: dask_chunk_counts(path, client=dask_2),
+            ],
+            repeat,
+        )
+    labels = ["one process", "multiprocessing, 2 processes", "Dask, 1 worker", "Dask, 2 workers"]
+    label = f"count {path.stat().st_size / 1e6:.0f} MB ({len(expected):,} distinct pre-tokens)"
+    return [
+        [f"{label}, {name}", f"{seconds:.1f} s", f"{times[0] / seconds:.2f}x the speed"]
+        for name, seconds in zip(labels, times)
+    ]
+
+
+# Dask's driver starts a local cluster of 2 workers (other processes; the driver's process
+# also runs the cluster's scheduler) before its memory is measured.
+COUNT = measured(
+    """
+import pickle, sys
+from distributed import Client
+from book.tokenizers.bpe.train import file_chunk_counts
+from book.tokenizers.bpe.dask_counts import dask_chunk_counts, local_cluster
+from book.tokenizers.bpe.patterns import GPT2_PATTERN
+path, how = sys.argv[1], sys.argv[2]
+cluster = local_cluster(2) if how == "dask" else None
+client = Client(cluster) if cluster else None
+""",
+    """
+if client:
+    counts = dask_chunk_counts(path, client=client)
+else:
+    counts = file_chunk_counts(path, GPT2_PATTERN, [], workers=1)
+result = {"table": len(pickle.dumps(counts))}
+""",
+)
+
+
+def counting_memory_rows(path: Path) -> list[list[str]]:
+    """Peak memory while counting a file: one process, and the driver of Dask's 2 workers."""
+    rows = []
+    for how, name in (("one", "one process"), ("dask", "Dask's driver (2 workers)")):
+        result = in_child(COUNT, str(path), how)
+        rows.append(
+            [
+                f"count {path.stat().st_size / 1e6:.0f} MB, {name}",
+                f"peak RSS +{result['growth'] / 1e6:.0f} MB",
+                f"{result['table'] / 1e6:.1f} MB",
+            ]
+        )
+    return rows
+
+
 def print_table(title: str, rows: list[list[str]], header: list[str]) -> None:
     """Rows as an aligned text table."""
     widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
@@ -273,9 +375,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.quick:
         train_sizes, encode_bytes, stream_sizes = [100_000], 100_000, [1_000_000, 3_000_000]
+        count_size = 3_000_000
     else:
         train_sizes, encode_bytes = [1_000_000, 10_000_000], 1_000_000
         stream_sizes = [10_000_000, 100_000_000]
+        count_size = 100_000_000
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; GPT-2's split for training")
     with tempfile.TemporaryDirectory() as folder:
         print_table(
@@ -292,6 +396,18 @@ def main(argv: list[str] | None = None) -> None:
             "Streaming (book encode_iterable, in a child process)",
             streaming_rows(stream_sizes, Path(folder)),
             ["", "time", "throughput", "memory"],
+        )
+        counted = Path(folder) / "count.txt"
+        write_sized(counted, count_size, english_sources() + code_sources())
+        print_table(
+            "Counting pre-tokens (file_chunk_counts vs dask_chunk_counts; identical counts)",
+            counting_rows(counted, args.repeat),
+            ["", "time", "vs one process"],
+        )
+        print_table(
+            "Memory while counting (in a child process; the table as the driver receives it)",
+            counting_memory_rows(counted),
+            ["", "memory", "table, pickled"],
         )
     print(f"\n(split patterns: training {GPT2_PATTERN[:12]}..., encoding {CL100K_PATTERN[:12]}...)")
 

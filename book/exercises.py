@@ -7,6 +7,10 @@
 
 What changes from a solutions notebook to its exercise notebook:
 
+- the solutions' title, the first markdown cell (``# Solutions N: name`` and the solutions'
+  introduction), becomes the exercise's title and introduction (``# Exercises N: name`` and
+  :data:`EXERCISE_INTRO`), so the two pages read, and show in the book's side bar, as what
+  they are;
 - each block between ``### BEGIN SOLUTION`` and ``### END SOLUTION`` becomes
   ``# YOUR CODE HERE`` + ``raise NotImplementedError()`` at the block's indentation;
 - a model answer becomes a "Your answer" prompt: a markdown cell tagged ``model-answer``, or a
@@ -50,6 +54,14 @@ BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 PLACEHOLDER = ("# YOUR CODE HERE", "raise NotImplementedError()")
 MODEL_ANSWER_TAG = "model-answer"
 YOUR_ANSWER = "**Your answer:** _double-click this cell and write your answer here._"
+SOLUTIONS_TITLE = re.compile(r"# Solutions (?P<number>\d+): (?P<name>.+)")
+# What an exercise notebook says first, under its title; {chapter} is the chapter's stem.
+EXERCISE_INTRO = """\
+Practice for chapter {{doc}}`../chapters/{chapter}`. Write your code where it says
+`# YOUR CODE HERE` (delete the `raise NotImplementedError()` line), run the cell, then run the
+check cell below it: it prints one line with what passed and your points, or the first
+failing case and a hint. The line stored under each check is the one you are aiming for; the
+worked answers are in {{doc}}`../solutions/{chapter}`, for when you have tried."""
 FENCE = re.compile(
     r"^(?P<indent>\s*)(?P<fence>`{3,}|:{3,})\{(dropdown|admonition)\}\s*(?P<title>.*)$"
 )
@@ -140,6 +152,26 @@ def check_task(cell: NotebookNode, where: str) -> dict:
     return {"task": found["task"], "points": int(found["points"])}
 
 
+def exercise_title(cell: NotebookNode, where: str, exercise: str | None) -> str:
+    """The exercise's title and introduction, from the solutions' title cell.
+
+    >>> from nbformat.v4 import new_markdown_cell
+    >>> exercise_title(new_markdown_cell("# Solutions 3: words\\n\\nWorked."), "", "03_words")
+    ... # doctest: +ELLIPSIS
+    '# Exercises 3: words\\n\\nPractice for chapter {doc}`../chapters/03_words`...'
+    """
+    first_line = cell.source.split("\n", 1)[0].strip()
+    title = SOLUTIONS_TITLE.fullmatch(first_line) if cell.cell_type == "markdown" else None
+    if title is None:
+        raise ExerciseError(
+            f"{where}: the first markdown cell must be the solutions' title and introduction, "
+            f"starting '# Solutions N: name' (found {first_line[:60]!r}); the generator turns "
+            "it into the exercise's title and introduction"
+        )
+    intro = EXERCISE_INTRO.format(chapter=exercise or "NN_slug")
+    return f"# Exercises {title['number']}: {title['name']}\n\n{intro}"
+
+
 def exercise_cell(cell: NotebookNode, where: str) -> NotebookNode:
     """The exercise version of one solutions cell."""
     cell = NotebookNode({**cell, "metadata": NotebookNode(clean_metadata(cell.metadata))})
@@ -191,6 +223,10 @@ def make_exercise(
                 "run python -m book.notebooks execute on it to save it with ids"
             )
         cells.append(exercise_cell(cell, f"{name}, cell {index}"))
+    title = next((i for i, cell in enumerate(cells) if cell.cell_type == "markdown"), None)
+    if title is None:
+        raise ExerciseError(f"{name}: no markdown cell; it must open with '# Solutions N: name'")
+    cells[title].source = exercise_title(cells[title], f"{name}, cell {title}", exercise)
     tasks = [cell.metadata.book["task"] for cell in cells if "book" in cell.metadata]
     repeated = sorted({task for task in tasks if tasks.count(task) > 1})
     if repeated:

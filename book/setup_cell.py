@@ -3,8 +3,11 @@
 Binder and local installs have ``book`` already (``requirements.txt`` installs it), and there
 the cell does nothing. Colab has neither the package nor this repository, so the cell installs
 the package from the repository named in ``_config.yml`` (the one place the URL lives), at the
-branch named there. ``BOOK_PACKAGE_SOURCE`` overrides where pip takes it from (a local clone,
-a fork), which is how the test runs a chapter through this cell with no network.
+branch named there, without what only grading needs (the ``grading`` extra), and with every
+package the Python already has pinned to its version (pip's constraints): reading a chapter
+upgrades nothing Colab ships, and pip says so instead if a requirement cannot be met.
+``BOOK_PACKAGE_SOURCE`` overrides where pip takes it from (a local clone, a fork), which is how
+the test runs a chapter through this cell with no network.
 
     python -m book.setup_cell            # write or refresh the cell in every notebook of _toc.yml
     python -m book.setup_cell --check    # exit 1 if a notebook's first cell is not the current one
@@ -28,19 +31,30 @@ TAGS = ["remove-cell", SETUP_TAG]
 PACKAGE = "tokenization-from-scratch"  # the distribution name in pyproject.toml
 
 TEMPLATE = """\
-# Setup (Colab): install the book's companion package if this Python does not have it.
-# Binder and local installs have it already, and then this cell does nothing.
+# Setup (Colab): install the book's companion package if this Python lacks it,
+# upgrading nothing this Python has. Binder and local installs have the
+# package already, and then this cell does nothing.
 import importlib.util
 import os
+import re
 import subprocess
 import sys
+import tempfile
+from importlib.metadata import distributions
 
 if importlib.util.find_spec("book") is None:
-    source = os.environ.get("BOOK_PACKAGE_SOURCE", "git+{url}@{branch}")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", f"{package} @ {{source}}"],
-        check=True,
-    )"""
+    repository = "git+{url}@{branch}"
+    source = os.environ.get("BOOK_PACKAGE_SOURCE", repository)
+    pins = {{}}  # every installed package stays at its version
+    for dist in distributions():
+        name = re.sub(r"[-_.]+", "-", dist.metadata["Name"] or "").lower()
+        if name and name != "{package}":
+            pins.setdefault(name, dist.version)
+    lines = [f"{{name}}=={{version}}\\n" for name, version in pins.items()]
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as file:
+        file.writelines(lines)
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", "-c", file.name]
+    subprocess.run([*pip, f"{package} @ {{source}}"], check=True)"""
 
 
 def setup_source(config: Path = ROOT / "_config.yml") -> str:

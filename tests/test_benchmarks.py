@@ -20,6 +20,14 @@ def test_benchmark_runs_and_prints_every_table(capsys):
     assert sum(row.endswith("of tiktoken's speed") for row in rows) == 3
     assert any(row.startswith("one 64K-character piece") for row in rows)
     assert sum(row.startswith("stream a ") and "peak RSS +" in row for row in rows) == 2
+    counting = [row for row in rows if row.startswith("count ") and row.endswith("x the speed")]
+    assert [row.split(", ", 1)[1].split("  ")[0] for row in counting] == [
+        "one process",
+        "multiprocessing, 2 processes",
+        "Dask, 1 worker",
+        "Dask, 2 workers",
+    ]
+    assert sum(row.startswith("count ") and "peak RSS +" in row for row in rows) == 2
 
 
 @pytest.mark.slow

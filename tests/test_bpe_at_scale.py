@@ -23,19 +23,20 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers.models import BPE
 
 from book.encodings import cache_key, default_cache_dir, expected_files, get_encoding
-from book.tokenizers import RegexTokenizer, blocks, streaming, train_bpe
-from book.tokenizers.blocks import NotUTF8Error
-from book.tokenizers.bpe_train import file_chunk_counts
-from book.tokenizers.bpe_vocab import recover_merges
-from book.tokenizers.gpt2_files import bytes_to_unicode
-from book.tokenizers.patterns import (
+from book.tokenizers import RegexTokenizer, train_bpe
+from book.tokenizers.bpe import blocks, streaming
+from book.tokenizers.bpe.blocks import NotUTF8Error
+from book.tokenizers.bpe.convert import recover_merges
+from book.tokenizers.bpe.patterns import (
     CL100K_PATTERN,
     GPT2_ORIGINAL_PATTERN,
     GPT2_PATTERN,
     O200K_PATTERN,
     split,
 )
-from book.tokenizers.pretokenize import SPACE_CUT_PATTERNS, is_cut, training_chunk_counts
+from book.tokenizers.bpe.pretokenize import SPACE_CUT_PATTERNS, is_cut, training_chunk_counts
+from book.tokenizers.bpe.train import file_chunk_counts
+from book.tokenizers.formats.gpt2_files import bytes_to_unicode
 
 # Library parity and whole-corpus runs: make test runs them, make test-fast does not.
 pytestmark = pytest.mark.slow

@@ -8,8 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from book.tokenizers import Tokenizer, bpe_core
-from book.tokenizers.bpe_core import (
+from book.tokenizers import Tokenizer
+from book.tokenizers.bpe import core as bpe_core
+from book.tokenizers.bpe.byte_bpe import ByteTokenizer
+from book.tokenizers.bpe.core import (
     build_vocab,
     get_pair_counts,
     merge,
@@ -17,8 +19,7 @@ from book.tokenizers.bpe_core import (
     replay_merges,
     train_naive,
 )
-from book.tokenizers.bpe_train import train_merges
-from book.tokenizers.byte_bpe import ByteTokenizer
+from book.tokenizers.bpe.train import train_merges
 from book.tokenizers.errors import BPEFileError, InvalidUTF8Error, UnknownIdError
 
 COMMON_WORDS = (
@@ -308,8 +309,21 @@ def test_strict_decode_explains_a_truncated_character():
 def test_strict_decode_explains_bytes_that_never_start_a_character():
     with pytest.raises(InvalidUTF8Error, match=r"token 1 holds bytes ff.*invalid start byte"):
         ByteTokenizer().decode([104, 255, 105], errors="strict")
-    with pytest.raises(InvalidUTF8Error, match="out of order"):
+    with pytest.raises(InvalidUTF8Error) as info:
         ByteTokenizer().decode([0x82, 0xE2, 0xAC], errors="strict")
+    # No later id can repair a lone continuation byte: the message must not say to wait for one.
+    message = str(info.value)
+    assert "cannot become valid whatever ids follow" in message and "reordered" in message
+    assert "once the ids of the rest" not in message
+
+
+def test_only_a_truncated_character_is_worth_waiting_for():
+    with pytest.raises(InvalidUTF8Error, match="once the ids of the rest of the character"):
+        ByteTokenizer().decode([0xE2, 0x82], errors="strict")
+    for invalid in ([0xC3, 0x28], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xFF]):
+        with pytest.raises(InvalidUTF8Error) as info:
+            ByteTokenizer().decode(invalid, errors="strict")
+        assert "once the ids" not in str(info.value), invalid
 
 
 def test_decode_rejects_unknown_ids():
@@ -373,7 +387,7 @@ def test_save_and_load_round_trip(tmp_path):
 
 
 def test_loading_a_regex_tokenizer_file_as_byte_tokenizer_says_what_to_use(tmp_path):
-    from book.tokenizers.regex_bpe import RegexTokenizer
+    from book.tokenizers.bpe.regex_bpe import RegexTokenizer
 
     path = tmp_path / "regex.bpe"
     RegexTokenizer.train("hello world", 260).save(path)

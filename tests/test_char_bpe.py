@@ -1,4 +1,4 @@
-"""Tests of the character-level BPE (book.tokenizers.char_bpe) and the walkthroughs' examples.
+"""Tests of the character-level BPE (book.tokenizers.bpe.char_bpe) and the walkthroughs' examples.
 
 Each walkthrough example is run twice where it matters: on the article's own terms (its own
 end-of-word marker, or none) to check its claims, and with this book's tokenizer (``</w>``).
@@ -17,20 +17,21 @@ from book import corpora as book_corpora
 from book import walkthroughs
 from book.analysis.curves import tokens_after_merges
 from book.show import showcase
-from book.tokenizers import UNK, Tokenizer
-from book.tokenizers.char_bpe import (
+from book.tokenizers import UNK_TOKEN, ByteTokenizer, Tokenizer
+from book.tokenizers.bpe.char_bpe import (
     END_OF_WORD,
     CharBPE,
     apply_merges,
     initial_splits,
     learn_merges,
     merge_pair,
-    merge_symbols,
     pair_counts,
     word_freqs,
 )
+from book.tokenizers.bpe.core import build_vocab
+from book.tokenizers.bpe.trace import Step
+from book.tokenizers.bpe.train import train_merges
 from book.tokenizers.errors import UnknownIdError, UnknownTokenError
-from book.tokenizers.trace import Step
 
 
 def train(data, num_merges: int, *, unk: bool = False, tie_break: str = "first") -> CharBPE:
@@ -81,11 +82,10 @@ def test_pair_counts_count_overlapping_pairs():
     assert pair_counts({"aaa": ("a", "a", "a")}, {"aaa": 5}) == {("a", "a"): 10}
 
 
-def test_merge_symbols_replaces_left_to_right_without_overlap():
-    assert merge_symbols(("a", "a", "a", "a"), ("a", "a")) == ("aa", "aa")
-    assert merge_symbols(("a", "a", "a"), ("a", "a")) == ("aa", "a")
-    assert merge_symbols(("a", "b"), ("b", "a")) == ("a", "b")
-    assert merge_symbols((), ("a", "b")) == ()
+def test_merge_pair_replaces_left_to_right_without_overlap():
+    merged = merge_pair({"4": ("a",) * 4, "3": ("a",) * 3, "ab": ("a", "b"), "": ()}, ("a", "a"))
+    assert merged == {"4": ("aa", "aa"), "3": ("aa", "a"), "ab": ("a", "b"), "": ()}
+    assert merge_pair({"ab": ("a", "b")}, ("b", "a")) == {"ab": ("a", "b")}
 
 
 def test_merge_pair_returns_new_splits_and_leaves_the_input_alone():
@@ -196,7 +196,7 @@ def test_vocab_is_alphabet_then_marker_then_merges_then_unk():
     bpe = train("low lower", 3, unk=True)
     assert bpe.vocab == ["e", "l", "o", "r", "w", "</w>", "lo", "low", "low</w>", "<unk>"]
     assert bpe.n_vocab == 10
-    assert bpe.stoi["<unk>"] == 9
+    assert bpe.token_to_id["<unk>"] == 9
     # Turning <unk> on renumbers nothing.
     assert train("low lower", 3).vocab == bpe.vocab[:-1]
 
@@ -243,7 +243,7 @@ def test_unseen_character_raises_by_default_naming_it_and_the_fix():
 def test_unseen_characters_become_unk_when_trained_with_unk():
     bpe = train(walkthroughs.LOW_TEXT, 5, unk=True)
     assert bpe.tokenize("bé") == ["<unk>", "<unk>", "</w>"]
-    assert bpe.encode("bé") == [bpe.n_vocab - 1, bpe.n_vocab - 1, bpe.stoi["</w>"]]
+    assert bpe.encode("bé") == [bpe.n_vocab - 1, bpe.n_vocab - 1, bpe.token_to_id["</w>"]]
     assert bpe.decode(bpe.encode("a newest")) == "<unk> newest"
 
 
@@ -314,24 +314,26 @@ def test_trace_invariants_on_the_walkthrough_corpora():
     check_trace(train(walkthroughs.CAT_TEXT, 15), walkthroughs.CAT_TEXT)
 
 
-# --- walkthrough_llms_read_text: hug / pug / pun / bun / hugs ----------------------------
+# --- the Hugging Face course: hug / pug / pun / bun / hugs --------------------------------
 
 
 def test_hug_on_its_own_terms_no_marker():
     freqs, marker = walkthroughs.HUG_WORD_FREQS, walkthroughs.HUG_MARKER
     splits = initial_splits(freqs, end_of_word=marker)
     counts = pair_counts(splits, freqs)
-    assert counts == walkthroughs.HUG_CLAIMED_PAIR_COUNTS  # all six counts right
-    # "('u', 'n') ... (still the runner-up)": not at first, ('p', 'u') = 17 > 16. After merge
-    # 1 ('p', 'u') drops to 12 and ('u', 'n') = 16 is the top pair.
-    assert sorted(counts.values(), reverse=True)[:3] == [20, 17, 16]
+    claimed = walkthroughs.HUG_CLAIMED_PAIR_COUNTS
+    assert {pair: counts[pair] for pair in claimed} == claimed  # h+u 15, u+g 20
+    assert max(counts, key=counts.get) == ("u", "g")  # "that honor belongs to ("u", "g")"
+    # "The most frequent pair at this stage is ("u", "n")": after merge 1 ('p', 'u') is 12.
     after_first = pair_counts(merge_pair(splits, ("u", "g")), freqs)
     assert max(after_first, key=after_first.get) == ("u", "n") and after_first[("p", "u")] == 12
     merges, _ = learn_merges(splits, freqs, 3)
     assert merges == walkthroughs.HUG_CLAIMED_MERGES
     assert article_terms_vocab(freqs, marker, 3) == walkthroughs.HUG_CLAIMED_VOCAB
     assert sorted({ch for word in freqs for ch in word}) == walkthroughs.HUG_CLAIMED_ALPHABET
-    assert list(apply_merges(tuple("bug"), merges)) == walkthroughs.HUG_CLAIMED_ENCODINGS["bug"]
+    for word, tokens in walkthroughs.HUG_CLAIMED_ENCODINGS.items():
+        symbols = tuple(ch if ch in walkthroughs.HUG_CLAIMED_ALPHABET else "[UNK]" for ch in word)
+        assert list(apply_merges(symbols, merges)) == tokens, word
 
 
 def test_hug_with_the_end_of_word_marker():
@@ -359,50 +361,66 @@ def test_hug_with_the_end_of_word_marker():
     assert full.tokenize("bug") == ["b", "ug", "</w>"]
 
 
-# --- walkthrough_how_bpe_works, walkthrough_text_becomes_numbers: low / lower / newest / widest
+# --- Sennrich et al.'s Algorithm 1 and CS336's handout: low / lower / newest / widest ------
 
 
 def test_low_text_is_the_word_freqs():
     assert word_freqs(walkthroughs.LOW_TEXT) == walkthroughs.LOW_WORD_FREQS
 
 
-def test_low_underscore_article_on_its_own_terms_underscore_marker():
-    freqs, marker = walkthroughs.LOW_WORD_FREQS, walkthroughs.LOW_002_MARKER
-    merges, _ = learn_merges(initial_splits(freqs, end_of_word=marker), freqs, 5)
-    assert merges == walkthroughs.LOW_002_CLAIMED_MERGES  # all five, with their counts
-    assert set(article_terms_vocab(freqs, marker, 5)) == walkthroughs.LOW_002_CLAIMED_VOCAB
+def test_low_as_algorithm_1_runs_it():
+    # Algorithm 1: the marker a symbol of its own, ten merges, max(pairs, key=pairs.get).
+    freqs = walkthroughs.LOW_WORD_FREQS
+    merges, splits = learn_merges(
+        initial_splits(freqs, end_of_word=walkthroughs.LOW_MARKER), freqs, 10
+    )
+    assert merges == [
+        (("e", "s"), 9),  # first of the three 9s: es, st, t</w>
+        (("es", "t"), 9),
+        (("est", "</w>"), 9),
+        (("l", "o"), 7),
+        (("lo", "w"), 7),
+        (("n", "e"), 6),
+        (("ne", "w"), 6),
+        (("new", "est</w>"), 6),
+        (("low", "</w>"), 5),
+        (("w", "i"), 3),
+    ]
+    assert {w: list(s) for w, s in splits.items()} == {
+        "low": ["low</w>"],
+        "lower": ["low", "e", "r", "</w>"],
+        "newest": ["newest</w>"],
+        "widest": ["wi", "d", "est</w>"],
+    }
+    bpe = train(walkthroughs.LOW_TEXT, walkthroughs.LOW_NUM_MERGES)
+    assert bpe.merges == merges and bpe.n_vocab == 10 + 1 + 10  # letters, </w>, merges
 
 
-def test_low_underscore_article_encoding_with_unk():
-    bpe = train(walkthroughs.LOW_TEXT, walkthroughs.LOW_002_NUM_MERGES, unk=True)
-    assert bpe.n_vocab == len(walkthroughs.LOW_002_CLAIMED_VOCAB) + 1  # + <unk>
-    ((text, claimed),) = walkthroughs.LOW_002_CLAIMED_ENCODINGS.items()
-    in_book_notation = [UNK if t == "[UNK]" else t.replace("_", END_OF_WORD) for t in claimed]
-    assert bpe.tokenize(text) == in_book_notation  # matches, up to notation
-    assert bpe.decode(bpe.encode(text)) == "newest <unk>inded lowers"
+def test_low_on_bytes_as_cs336s_handout_trains_it():
+    freqs = walkthroughs.LOW_WORD_FREQS
+    counts = pair_counts(initial_splits(freqs, end_of_word=None), freqs)
+    assert counts == walkthroughs.CS336_LOW_CLAIMED_PAIR_COUNTS  # every count, and no other pair
+    # The lexicographic tie-break of the book's trainer is the handout's rule.
+    words = {word.encode(): n for word, n in freqs.items()}
+    merges = train_merges(words, 100, tie_break="lexicographic")
+    vocab = build_vocab(merges)
+    spelled = [(vocab[a].decode(), vocab[b].decode()) for (a, b), _ in merges]
+    assert spelled == walkthroughs.CS336_LOW_CLAIMED_MERGES
+    assert spelled[0] == walkthroughs.CS336_LOW_CLAIMED_FIRST_MERGE
+    six = ByteTokenizer(merges[:6])
+    tokens = [six.vocab[i].decode() for i in six.encode("newest")]
+    assert tokens == walkthroughs.CS336_LOW_CLAIMED_ENCODINGS["newest"]
+    # The book's own rule learns another first merge: e+s, the first of the tied pairs.
+    assert train_merges(words, 1)[0][0] == (ord("e"), ord("s"))
 
 
-def test_low_end_of_word_article_pair_counts():
+def test_low_miscounted_table_has_exactly_one_wrong_count():
     freqs = walkthroughs.LOW_WORD_FREQS
     counts = pair_counts(initial_splits(freqs), freqs)
-    assert set(counts) == set(walkthroughs.LOW_004_CLAIMED_PAIR_COUNTS)  # the same 14 pairs
-    claimed = walkthroughs.LOW_004_CLAIMED_PAIR_COUNTS
-    wrong = {pair: (n, counts[pair]) for pair, n in claimed.items() if counts[pair] != n}
-    assert wrong == {("w", "e"): (2, 8)}  # claimed 2 ("lower" only); "newest" adds 6
-    assert max(counts, key=counts.get) == ("e", "s")  # first of the three 9s, as claimed
-
-
-def test_low_end_of_word_article_merges_vocab_and_encodings():
-    bpe = train(walkthroughs.LOW_TEXT, walkthroughs.LOW_004_NUM_MERGES)
-    assert bpe.merges == walkthroughs.LOW_004_CLAIMED_MERGES  # all ten, with their counts
-    assert sorted(bpe.vocab) == sorted(walkthroughs.LOW_004_CLAIMED_VOCAB)  # the same 21 tokens
-    assert bpe.n_vocab == 21 != walkthroughs.LOW_004_CLAIMED_VOCAB_SIZE  # claimed "17 tokens"
-    _, splits = learn_merges(
-        initial_splits(walkthroughs.LOW_WORD_FREQS), walkthroughs.LOW_WORD_FREQS, 10
-    )
-    assert {w: list(s) for w, s in splits.items()} == walkthroughs.LOW_004_CLAIMED_SPLITS
-    for word, claimed in walkthroughs.LOW_004_CLAIMED_ENCODINGS.items():
-        assert bpe.tokenize(word) == claimed, word
+    table = walkthroughs.LOW_MISCOUNTED_PAIR_COUNTS
+    assert set(counts) == set(table)  # the same 14 pairs
+    wrong = {pair: (n, counts[pair]) for pair, n in table.items() if counts[pair] != n}
+    assert wrong == {("w", "e"): (2, 8)}  # 2 counts "lower" only; "newest" adds 6
 
 
 def test_low_trained_to_exhaustion():
@@ -417,18 +435,23 @@ def test_low_trained_to_exhaustion():
     ]
 
 
-# --- walkthrough_llms_read_text: the cat / sat / mat corpus -------------------------------
+# --- the book's cat / sat / mat sentence -----------------------------------------------
 
 
-def test_cat_on_its_own_terms_no_marker():
+def test_cat_without_a_marker_runs_out_of_pairs():
     freqs = word_freqs(walkthroughs.CAT_TEXT)
-    splits = initial_splits(freqs, end_of_word=walkthroughs.CAT_MARKER)
+    splits = initial_splits(freqs, end_of_word=None)
     merges, final = learn_merges(splits, freqs, walkthroughs.CAT_NUM_MERGES)
-    assert merges[:6] == walkthroughs.CAT_CLAIMED_MERGES  # the six listed merges and counts
     # Asked for 15 merges, it stops after 14: every word is then a single token.
     assert len(merges) == 14
     assert all(len(symbols) == 1 for symbols in final.values())
-    assert merges[6:] == [
+    assert merges == [
+        (("a", "t"), 12),
+        (("t", "h"), 8),
+        (("th", "e"), 7),
+        (("c", "at"), 3),
+        (("s", "at"), 3),
+        (("o", "n"), 3),
         (("m", "at"), 2),
         (("a", "n"), 1),
         (("an", "d"), 1),
@@ -442,11 +465,9 @@ def test_cat_on_its_own_terms_no_marker():
     def encode(text: str) -> list[str]:
         return [token for word in text.split() for token in apply_merges(tuple(word), merges)]
 
-    claimed = walkthroughs.CAT_CLAIMED_ENCODINGS
     sentence = "the cat sat on the mat"
-    assert encode(sentence) == claimed[sentence] == sentence.split()
-    assert encode("hat") == claimed["hat"] == ["h", "at"]
-    assert encode("bat") == ["bat"] != claimed["bat"]  # claimed ["b", "at"]; merge 10: b + at
+    assert encode(sentence) == sentence.split()
+    assert encode("hat") == ["h", "at"] and encode("bat") == ["bat"]  # b+at: a pair seen once
 
 
 def test_cat_with_the_end_of_word_marker():
@@ -518,7 +539,7 @@ def test_pieces_spell_each_word_back(corpus, num_merges, data):
         assert "".join(pieces).removesuffix(END_OF_WORD) == word
         assert pieces[-1].endswith(END_OF_WORD)
         assert not any(END_OF_WORD in piece for piece in pieces[:-1])
-        assert all(piece in bpe.stoi for piece in pieces)
+        assert all(piece in bpe.token_to_id for piece in pieces)
     assert len(bpe.tokenize(text)) >= len(text.split())
 
 
@@ -552,9 +573,9 @@ def test_unseen_characters_raise_or_become_unk(corpus, num_merges, data):
     assert info.value.token == unseen and info.value.position == len(before)
     bpe = train(corpus, num_merges, unk=True)
     ids = bpe.encode(text)
-    assert bpe.stoi[UNK] == bpe.n_vocab - 1
+    assert bpe.token_to_id[UNK_TOKEN] == bpe.n_vocab - 1
     assert ids.count(bpe.n_vocab - 1) == 1
-    assert bpe.decode(ids) == " ".join(text.replace(unseen, UNK).split())
+    assert bpe.decode(ids) == " ".join(text.replace(unseen, UNK_TOKEN).split())
 
 
 # --- the fast trainer: what CharBPE.train learns is what the obvious loop learns ----------------
@@ -569,7 +590,7 @@ def naive_merges(freqs, num_merges: int, tie_break: str = "first", marker="</w>"
     """The reference: ``learn_merges`` (count everything, merge the best, repeat)."""
     if tie_break == "first":
         return learn_merges(initial_splits(freqs, end_of_word=marker), freqs, num_merges)[0]
-    from book.tokenizers.bpe_core import joined, train_naive
+    from book.tokenizers.bpe.core import joined, train_naive
 
     splits = initial_splits(freqs, end_of_word=marker)
     sequences = {splits[word]: freq for word, freq in freqs.items()}
@@ -586,8 +607,7 @@ def test_fast_training_learns_what_the_naive_loop_learns(freqs, num_merges, tie_
 @settings(max_examples=100, deadline=None)
 @given(WORD_FREQS, st.integers(0, 30), st.sampled_from([None, "_"]))
 def test_fast_trainer_with_another_marker_or_none(freqs, num_merges, marker):
-    from book.tokenizers.bpe_core import joined
-    from book.tokenizers.bpe_train import train_merges
+    from book.tokenizers.bpe.core import joined
 
     splits = initial_splits(freqs, end_of_word=marker)
     sequences = {splits[word]: freq for word, freq in freqs.items()}

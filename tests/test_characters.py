@@ -1,10 +1,10 @@
-"""Tests of the character tokenizer (book.tokenizers.characters) and the shared errors."""
+"""Tests of the character tokenizer (book.tokenizers.basic.characters) and the shared errors."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from book.tokenizers import UNK, CharTokenizer
+from book.tokenizers import UNK_TOKEN, CharTokenizer
 from book.tokenizers.errors import UnknownIdError, UnknownTokenError
 
 SENTENCE = "the cat sat on the mat"
@@ -37,7 +37,7 @@ any_text = st.lists(st.one_of(st.text(), st.sampled_from(TRICKY))).map("".join)
 def test_seed_sentence_vocab_and_ids():
     tok = CharTokenizer.train(SENTENCE)
     assert tok.n_vocab == 10  # the walkthrough's claim holds
-    assert tok.chars == [" ", "a", "c", "e", "h", "m", "n", "o", "s", "t"]
+    assert tok.alphabet == tok.vocab == [" ", "a", "c", "e", "h", "m", "n", "o", "s", "t"]
     ids = tok.encode(SENTENCE)
     assert ids == [9, 4, 3, 0, 2, 1, 9, 0, 8, 1, 9, 0, 7, 6, 0, 9, 4, 3, 0, 5, 1, 9]
     assert len(ids) == 22
@@ -46,8 +46,8 @@ def test_seed_sentence_vocab_and_ids():
 
 def test_stoi_and_itos_are_inverse():
     tok = CharTokenizer.train("hello world")
-    assert all(tok.itos[i] == ch for ch, i in tok.stoi.items())
-    assert list(tok.itos) == list(range(tok.n_vocab))
+    assert all(tok.vocab[i] == ch for ch, i in tok.token_to_id.items())
+    assert list(tok.token_to_id.values()) == list(range(tok.n_vocab))
 
 
 def test_characters_are_code_points():
@@ -87,11 +87,11 @@ def test_unk_is_last_and_never_renumbers_characters():
     plain = CharTokenizer.train(SENTENCE)
     tok = CharTokenizer.train(SENTENCE, unk=True)
     assert tok.unk_id == tok.n_vocab - 1 == plain.n_vocab
-    assert tok.stoi == plain.stoi
+    assert tok.vocab == [*plain.vocab, UNK_TOKEN]
     assert tok.encode("hat") == plain.encode("hat")
     ids = tok.encode("the maté!")
     assert ids.count(tok.unk_id) == 2
-    assert tok.decode(ids) == f"the mat{UNK}{UNK}"
+    assert tok.decode(ids) == f"the mat{UNK_TOKEN}{UNK_TOKEN}"
 
 
 def test_decode_unknown_id_names_the_id_and_the_range():
@@ -130,7 +130,7 @@ def test_repr():
 def test_round_trip_on_training_alphabet(data, training_text):
     tok = CharTokenizer.train(training_text)
     assert tok.n_vocab == len(set(training_text))
-    text = data.draw(st.text(alphabet=st.sampled_from(tok.chars)))
+    text = data.draw(st.text(alphabet=st.sampled_from(tok.alphabet)))
     ids = tok.encode(text)
     assert len(ids) == len(text)
     assert all(0 <= i < tok.n_vocab for i in ids)
@@ -164,5 +164,5 @@ def test_unknown_characters_raise_or_map_to_unk(data, training_text):
     ids = lenient.encode(text)
     assert len(ids) == len(text)  # nothing dropped
     assert ids.count(lenient.unk_id) == len(unknown)
-    expected = "".join(UNK if i in unknown else ch for i, ch in enumerate(text))
+    expected = "".join(UNK_TOKEN if i in unknown else ch for i, ch in enumerate(text))
     assert lenient.decode(ids) == expected

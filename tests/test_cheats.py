@@ -352,12 +352,13 @@ def _chapter02(tmp_path: Path, answer: str) -> Path:
     "answer, named",
     [
         (
-            "from book.tokenizers.characters import CharTokenizer\n"
-            "    return CharTokenizer.train(text).chars",
-            "using book.tokenizers.characters.CharTokenizer",
+            "from book.tokenizers.basic.characters import CharTokenizer\n"
+            "    return CharTokenizer.train(text).alphabet",
+            "using book.tokenizers.basic.characters.CharTokenizer",
         ),
         (
-            "from book.tokenizers import CharTokenizer\n    return CharTokenizer.train(text).chars",
+            "from book.tokenizers import CharTokenizer\n"
+            "    return CharTokenizer.train(text).alphabet",
             "book.tokenizers.CharTokenizer",
         ),
     ],

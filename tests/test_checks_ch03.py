@@ -20,7 +20,7 @@ from test_checks_ch01 import grade_locally
 
 from book import corpora
 from book.checks import ch03
-from book.tokenizers.words import split_words
+from book.tokenizers.basic.words import split_words
 
 TOKEN = r"[\p{L}\p{M}]+(?:['’][\p{L}\p{M}]+)*|\p{N}+|\s+|[^\s\p{L}\p{M}\p{N}]"
 

@@ -12,7 +12,7 @@ from book.checks.ch04 import (
     train_reference,
     wrong_counts_reference,
 )
-from book.tokenizers.char_bpe import initial_splits, merge_pair, merge_symbols, pair_counts
+from book.tokenizers.bpe.char_bpe import apply_merges, initial_splits, merge_pair, pair_counts
 
 
 def test_right_answers_pass(capsys):
@@ -39,8 +39,7 @@ def save_is_the_count(splits, freqs, pair):
 
 def save_in_place(splits, freqs, pair):
     saved = merge_and_save_reference(splits, freqs, pair)[1]
-    for word in splits:
-        splits[word] = merge_symbols(splits[word], pair)
+    splits.update(merge_pair(splits, pair))
     return splits, saved
 
 
@@ -123,14 +122,8 @@ def fallback_per_character(text, merges, alphabet):
     tokens = []
     for word in text.split():
         symbols = tuple(ch if ch in alphabet else f"<0x{ord(ch):02X}>" for ch in word)
-        tokens += merge_symbols_all((*symbols, "</w>"), merges)
+        tokens += apply_merges((*symbols, "</w>"), merges)
     return tokens
-
-
-def merge_symbols_all(symbols, merges):
-    for pair, _ in merges:
-        symbols = merge_symbols(symbols, pair)
-    return list(symbols)
 
 
 @pytest.mark.parametrize(

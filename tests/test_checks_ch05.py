@@ -14,7 +14,7 @@ from book.checks.ch05 import (
     to_bytes_reference,
     train_reference,
 )
-from book.tokenizers.bpe_core import build_vocab, get_pair_counts, merge
+from book.tokenizers.bpe.core import build_vocab, get_pair_counts, merge
 
 
 def merge_and_update_right(ids, pair, new_id, counts):

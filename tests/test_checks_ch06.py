@@ -11,13 +11,12 @@ from book.checks.ch06 import (
     DIGITS_RIGHT_REFERENCE,
     cached_reference,
     crossing_reference,
-    encode_ranks_reference,
     read_gpt2_reference,
 )
 from book.encodings import get_encoding
-from book.tokenizers.gpt2_files import merges_text, vocab_text
-from book.tokenizers.patterns import CL100K_PATTERN, GPT2_PATTERN
-from book.tokenizers.regex_bpe import RegexTokenizer
+from book.tokenizers.bpe.patterns import CL100K_PATTERN, GPT2_PATTERN
+from book.tokenizers.bpe.regex_bpe import RegexTokenizer
+from book.tokenizers.formats.gpt2_files import merges_text, vocab_text
 
 
 def test_right_answers_pass(capsys):
@@ -27,7 +26,7 @@ def test_right_answers_pass(capsys):
         capsys, ch06.check_encode_cached, lambda t, m, p, c: cached_reference(t, m, p, c)[0]
     )
     assert passes(capsys, ch06.check_read_gpt2_files, read_gpt2_reference)
-    assert passes(capsys, ch06.check_encode_ranks, encode_ranks_reference)
+    assert passes(capsys, ch06.check_encode_ranks, encode_ranks_right)
 
 
 def test_unanswered_and_undefined_say_so(capsys):
@@ -142,6 +141,25 @@ def test_read_gpt2_files_catches(capsys, wrong):
     assert not passes(capsys, ch06.check_read_gpt2_files, wrong)
 
 
+def encode_ranks_right(text, ranks, pattern):
+    """A right answer, as a learner writes it: tiktoken's algorithm on each chunk's bytes."""
+    ids = []
+    for chunk in regex.findall(pattern, text):
+        parts = [bytes([b]) for b in chunk.encode("utf-8")]
+        while True:
+            found = [
+                (ranks[a + b], i)
+                for i, (a, b) in enumerate(zip(parts, parts[1:]))
+                if a + b in ranks
+            ]
+            if not found:
+                break
+            _rank, i = min(found)  # the lowest rank; the leftmost of equal ones
+            parts[i : i + 2] = [parts[i] + parts[i + 1]]
+        ids += [ranks[part] for part in parts]
+    return ids
+
+
 def encode_first_pair(text, ranks, pattern):
     """Merges the leftmost pair that joins into a token, not the lowest-ranked one."""
     ids = []
@@ -160,7 +178,7 @@ def encode_first_pair(text, ranks, pattern):
     "wrong",
     [
         encode_first_pair,
-        lambda t, r, p: encode_ranks_reference(t, r, r"\S+|\s+"),  # ignores the pattern
+        lambda t, r, p: encode_ranks_right(t, r, r"\S+|\s+"),  # ignores the pattern
         lambda t, r, p: [r[bytes([b])] for b in t.encode()],  # bytes only
         lambda t, r, p: list(t.encode()),  # byte values, not GPT-2's byte ranks
     ],
@@ -189,9 +207,9 @@ def test_read_reference_round_trips_the_books_writer():
     assert read == merges and ranks == {token: i for i, token in vocab.items()}
 
 
-def test_encode_ranks_reference_is_tiktoken():
+def test_the_right_answer_is_tiktoken():
     enc = get_encoding("cl100k_base")
     for text in ch06.TEST_SET:
-        assert encode_ranks_reference(
+        assert encode_ranks_right(
             text, enc._mergeable_ranks, CL100K_PATTERN
         ) == enc.encode_ordinary(text)

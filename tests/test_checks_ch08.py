@@ -21,12 +21,12 @@ from book.checks import ch08
 from book.encodings import get_encoding
 
 
-def chunk_right(text, encoding_name, max_tokens):
-    """Greedy by decoding: back off while the chunk's bytes are not whole characters."""
+def passages_right(text, encoding_name, max_tokens):
+    """Greedy by decoding: back off while the passage's bytes are not whole characters."""
     if max_tokens < 1:
         raise ValueError("max_tokens < 1")
     enc = get_encoding(encoding_name)
-    ids, chunks, i = enc.encode_ordinary(text), [], 0
+    ids, passages, i = enc.encode_ordinary(text), [], 0
 
     def whole(j):
         try:
@@ -43,9 +43,9 @@ def chunk_right(text, encoding_name, max_tokens):
             j = i + 1
             while not whole(j):
                 j += 1
-        chunks.append(enc.decode(ids[i:j]))
+        passages.append(enc.decode(ids[i:j]))
         i = j
-    return chunks
+    return passages
 
 
 def partial_right(text, encoding_name):
@@ -79,7 +79,7 @@ def years_right():
 
 
 RIGHT = {
-    "chunk_by_tokens": chunk_right,
+    "passages_by_tokens": passages_right,
     "partial_share": partial_right,
     "partial_top3": ["Amharic", "Korean", "Chinese"],
     "partial_answer": "b",
@@ -90,7 +90,7 @@ RIGHT = {
 
 
 def test_right_answers_pass(capsys):
-    assert passes(capsys, ch08.check_chunk_by_tokens, chunk_right)
+    assert passes(capsys, ch08.check_passages_by_tokens, passages_right)
     assert passes(capsys, ch08.check_partial_share, partial_right, RIGHT["partial_top3"], "b")
     assert passes(capsys, ch08.check_token_starts, starts_right)
     assert passes(capsys, ch08.check_digit_chunks, digits_right)
@@ -102,10 +102,10 @@ TEXTS = st.lists(st.sampled_from(PIECES), max_size=12).map("".join) | st.text(ma
 
 
 @given(TEXTS, st.sampled_from(ch08.ENCODINGS), st.integers(1, 6))
-def test_the_chunk_reference_keeps_the_text_and_agrees_with_decoding(text, name, max_tokens):
-    chunks = ch08.chunk_reference(text, name, max_tokens)
-    assert "".join(chunks) == text and all(chunks)
-    assert chunks == chunk_right(text, name, max_tokens)
+def test_the_passages_reference_keeps_the_text_and_agrees_with_decoding(text, name, max_tokens):
+    passages = ch08.passages_reference(text, name, max_tokens)
+    assert "".join(passages) == text and all(passages)
+    assert passages == passages_right(text, name, max_tokens)
 
 
 @given(TEXTS, st.sampled_from(ch08.ENCODINGS))
@@ -122,34 +122,34 @@ def test_the_question_answers_follow_from_the_numbers():
     assert ch08.split_years_reference() == years_right()
 
 
-def chunks_every_n(text, encoding_name, max_tokens):
+def passages_every_n(text, encoding_name, max_tokens):
     """Cuts every max_tokens ids and decodes each slice with errors='replace'."""
     enc = get_encoding(encoding_name)
     ids = enc.encode_ordinary(text)
     return [enc.decode(ids[i : i + max_tokens]) for i in range(0, len(ids), max_tokens)]
 
 
-def chunks_one_short(text, encoding_name, max_tokens):
-    return chunk_right(text, encoding_name, max(max_tokens - 1, 1)) if max_tokens > 0 else 1 / 0
+def passages_one_short(text, encoding_name, max_tokens):
+    return passages_right(text, encoding_name, max(max_tokens - 1, 1)) if max_tokens > 0 else 1 / 0
 
 
-def chunks_with_specials(text, encoding_name, max_tokens):
+def passages_with_specials(text, encoding_name, max_tokens):
     """encode, not encode_ordinary: raises on the text of a special token."""
     enc = get_encoding(encoding_name)
     enc.encode(text)
-    return chunk_right(text, encoding_name, max_tokens)
+    return passages_right(text, encoding_name, max_tokens)
 
 
 @pytest.mark.parametrize(
     "wrong, says",
     [
-        (chunks_every_n, "give tokens back"),
-        (chunks_one_short, "at most max_tokens"),
-        (chunks_with_specials, "encode_ordinary"),
+        (passages_every_n, "give tokens back"),
+        (passages_one_short, "at most max_tokens"),
+        (passages_with_specials, "encode_ordinary"),
     ],
 )
-def test_chunk_by_tokens_catches(capsys, wrong, says):
-    out = line(capsys, ch08.check_chunk_by_tokens, wrong)
+def test_passages_by_tokens_catches(capsys, wrong, says):
+    out = line(capsys, ch08.check_passages_by_tokens, wrong)
     assert out.startswith("✘") and says in out
 
 
@@ -240,10 +240,10 @@ def test_the_judge_gives_unattempted_answers_nothing(tmp_path):
 
 
 def test_the_judge_gives_half_right_answers_part_of_the_points(tmp_path):
-    half = dict(RIGHT, chunk_by_tokens=chunks_every_n, token_starts=starts_in_bytes)
+    half = dict(RIGHT, passages_by_tokens=passages_every_n, token_starts=starts_in_bytes)
     tasks = ch08.judge_tasks(random.Random(4))
     assert grade_locally(tasks, half, tmp_path) == {
-        "chunk_by_tokens": 0,
+        "passages_by_tokens": 0,
         "partial_share": 3,
         "token_starts": 0,
         "digit_chunks": 2,

@@ -62,9 +62,10 @@ def test_every_claim_computes_and_is_shown(checked):
         ("utf8-family-emoji", True),  # 4 emoji + 3 joiners, 4 * 4 + 3 * 3 = 25 bytes
         ("utf8-cjk-three-bytes", False),  # Han above U+FFFF takes 4 bytes
         ("char-256-covers-english", False),  # typographic quotes and dashes are above U+00FF
-        ("low-eow-pair-counts", False),  # ("w", "e") is 8, not 2
-        ("low-eow-vocab-size", False),  # 21 tokens, not 17
-        ("cat-encode-bat", False),  # merge 10 makes "bat" one token
+        ("hug-encode", True),  # m and t are not in the alphabet: [UNK]
+        ("cs336-low-merges", True),  # the greater pair wins ties, as the handout says
+        ("cat-hat-merges", True),  # the lecture's max() takes the first of equal counts
+        ("gpt2-word-variants", True),  # 'lord, ', ', my lord, ', ...
         ("def-count-gpt2", False),  # 3 tokens, not 6
         ("gpt4-ids", False),  # 5765 and 2995 are "<quote" and " eng"
         ("gpt2-vocab-slice", False),  # 262 is " the", with its space
@@ -88,11 +89,11 @@ def test_a_wrong_claimed_value_is_caught():
 
 
 def test_table_cites_each_source_and_escapes_markdown():
-    table = claims.table(["low-eow-merges", "cost-100k-emails"])
+    table = claims.table(["hug-encode", "cost-100k-emails"])
     lines = table.markdown.splitlines()
     assert len(lines) == 2 + 2
-    assert "{cite}`walkthrough_text_becomes_numbers`" in lines[2]
-    assert "est\\</w\\>" in lines[2] and "\\$68.75" in lines[3]
+    assert "{cite}`hf_course_bpe`" in lines[2]
+    assert "\\[UNK\\]" in lines[2] and "\\$68.75" in lines[3]
     assert all(line.count("|") - line.count("\\|") == 6 for line in lines)
 
 

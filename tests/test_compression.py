@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 
 from book import corpora
 from book.analysis.compression import bytes_per_token_curve, distinct_chunks, token_count_curve
-from book.tokenizers.byte_bpe import ByteTokenizer
-from book.tokenizers.patterns import GPT2_PATTERN
-from book.tokenizers.regex_bpe import RegexTokenizer
+from book.tokenizers.bpe.byte_bpe import ByteTokenizer
+from book.tokenizers.bpe.patterns import GPT2_PATTERN
+from book.tokenizers.bpe.regex_bpe import RegexTokenizer
 
 TRAIN = corpora.english("train")[:30_000]
 HELDOUT = corpora.english("heldout")[:5_000]

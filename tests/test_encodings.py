@@ -129,5 +129,5 @@ def test_missing_files_without_network_say_what_to_run(tmp_path, monkeypatch):
 
     monkeypatch.setattr(tiktoken.load, "read_file", no_network)
     monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})  # forget encodings loaded earlier
-    with pytest.raises(EncodingSetupError, match="python -m book.encodings"):
+    with pytest.raises(EncodingSetupError, match="run `!python -m book.encodings` in a cell"):
         encodings.get_encoding("cl100k_base")

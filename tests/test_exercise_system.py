@@ -450,7 +450,11 @@ def _generated_demo(tmp_path: Path) -> tuple[Path, nbformat.NotebookNode]:
 
 
 def _first_task_cell(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    return next(cell for cell in nb.cells if "raise NotImplementedError()" in cell.source)
+    return next(
+        cell
+        for cell in nb.cells
+        if cell.cell_type == "code" and "raise NotImplementedError()" in cell.source
+    )
 
 
 @pytest.mark.parametrize("how", ["answered", "ran", "wrote an answer"])
@@ -501,6 +505,26 @@ def test_demo_exercise_content():
 
 
 # --- no kernel: the generator's and the grader's rules, the checks' lines -------------------------
+
+
+@pytest.mark.parametrize("solutions", notebooks("solutions"), ids=lambda path: path.stem)
+def test_solutions_and_exercises_have_titles_of_their_own(solutions):
+    exercise = make_exercise(read_notebook(solutions), solutions.name, solutions.stem)
+    number = int(solutions.stem[:2])
+    solutions_title = next(c for c in read_notebook(solutions).cells if c.cell_type == "markdown")
+    exercise_title = next(c for c in exercise.cells if c.cell_type == "markdown")
+    assert solutions_title.source.startswith(f"# Solutions {number}: ")
+    assert exercise_title.source.startswith(f"# Exercises {number}: ")
+    assert "Worked answers" in solutions_title.source and "Worked" not in exercise_title.source
+    assert f"../chapters/{solutions.stem}" in exercise_title.source
+    assert "YOUR CODE HERE" in exercise_title.source
+
+
+def test_a_solutions_notebook_without_its_title_is_refused():
+    nb = read_notebook(DEMO)
+    nb.cells[0].source = "# Exercises 99: demo"
+    with pytest.raises(exercises.ExerciseError, match="'# Solutions N: name'"):
+        make_exercise(nb, "99_demo")
 
 
 def test_strip_solutions_keeps_indentation_and_code_around():

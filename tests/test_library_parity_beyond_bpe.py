@@ -5,8 +5,8 @@ downloaded). Then, on varied texts (the parity corpus of chapter 06 plus held-ou
 English, code, numbers, whitespace runs, many scripts, emoji):
 
 - our ``WordPiece``, given the vocabulary ``tokenizers``' WordPiece trainer learned, gives the
-  same pieces, ids and decoded text as ``tokenizers`` with the same normalizer, pre-tokenizer
-  and decoder (uncased and cased);
+  same pieces, ids and decoded text as ``tokenizers`` with the same stages: BERT's
+  pre-tokenizer and WordPiece decoder, with no normalizer and with BERT's uncased and cased one;
 - our ``Unigram``, given the ``.model`` file ``sentencepiece`` wrote, gives the same pieces,
   ids, decoded text and n-best lists as ``sentencepiece``, and samples from the same
   distribution (with and without byte fallback, with and without squeezing spaces);
@@ -30,11 +30,12 @@ from parity_corpus import TEXTS as PARITY_TEXTS
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
 from book import corpora
-from book.tokenizers import bert_pretokenizer as bert
-from book.tokenizers.bert_pretokenizer import BertPreTokenizer
-from book.tokenizers.protobuf import as_float, fields
-from book.tokenizers.unigram import Unigram
-from book.tokenizers.wordpiece import BERT_SPECIALS, WordPiece
+from book.tokenizers import BertNormalizer, WordPiece
+from book.tokenizers.formats.protobuf import as_float, fields
+from book.tokenizers.unigram.unigram import Unigram
+from book.tokenizers.wordpiece import normalizer as bert
+from book.tokenizers.wordpiece.pre_tokenizer import is_punctuation
+from book.tokenizers.wordpiece.wordpiece import BERT_SPECIAL_TOKENS
 
 # Library parity and whole-corpus runs: make test runs them, make test-fast does not.
 pytestmark = pytest.mark.slow
@@ -83,24 +84,29 @@ def test_the_texts_are_varied_and_many():
 # --- WordPiece -----------------------------------------------------------------------------
 
 
-def hf_wordpiece(lowercase: bool, vocab_size: int = 3000) -> Tokenizer:
-    """``tokenizers``' WordPiece, trained on TRAIN_TEXT with BERT's normalizer and splitter."""
+def hf_wordpiece(lowercase: bool | None, vocab_size: int = 3000) -> Tokenizer:
+    """``tokenizers``' WordPiece, trained on TRAIN_TEXT with BERT's pre-tokenizer and decoder,
+    and BERT's normalizer unless ``lowercase`` is None."""
     tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=lowercase)
+    if lowercase is not None:
+        tokenizer.normalizer = normalizers.BertNormalizer(lowercase=lowercase)
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    tokenizer.decoder = decoders.WordPiece(cleanup=False)
+    tokenizer.decoder = decoders.WordPiece()
     trainer = trainers.WordPieceTrainer(
-        vocab_size=vocab_size, special_tokens=list(BERT_SPECIALS), show_progress=False
+        vocab_size=vocab_size, special_tokens=list(BERT_SPECIAL_TOKENS), show_progress=False
     )
     tokenizer.train_from_iterator(TRAIN_TEXT.split("\n"), trainer)
     return tokenizer
 
 
-@pytest.fixture(scope="module", params=[True, False], ids=["uncased", "cased"])
+@pytest.fixture(
+    scope="module", params=[True, False, None], ids=["uncased", "cased", "no normalizer"]
+)
 def wordpiece_pair(request) -> tuple[Tokenizer, WordPiece]:
     hf = hf_wordpiece(lowercase=request.param)
+    normalizer = None if request.param is None else BertNormalizer(lowercase=request.param)
     ours = WordPiece.from_vocab(
-        hf.get_vocab(), pretokenizer=BertPreTokenizer(lowercase=request.param)
+        hf.get_vocab(), normalizer=normalizer, special_tokens=BERT_SPECIAL_TOKENS
     )
     return hf, ours
 
@@ -113,7 +119,7 @@ def wordpiece_differences(hf: Tokenizer, ours: WordPiece, texts: list[str]) -> l
         ids = ours.encode(text)
         if ours.tokenize(text) != encoding.tokens or ids != encoding.ids:
             bad.append(f"{text[:40]!r}: {ours.tokenize(text)[:8]} vs {encoding.tokens[:8]}")
-        elif ours.decode(ids) != hf.decode(ids, skip_special_tokens=False):
+        elif ours.decode(ids) != hf.decode(ids):
             bad.append(f"{text[:40]!r}: decodes to {ours.decode(ids)[:40]!r}")
     return bad
 
@@ -165,7 +171,7 @@ def unicode_differences() -> dict[str, set[str]]:
             differences["strip"].add(ch)
         if low != bert.lowercase(ch):
             differences["lower"].add(ch)
-        if (ch in hf_punctuation) != bert.is_punctuation(ch):
+        if (ch in hf_punctuation) != is_punctuation(ch):
             differences["punctuation"].add(ch)
         if (ch not in hf_seen) != bert.is_whitespace(ch):
             differences["whitespace"].add(ch)

@@ -8,10 +8,10 @@ from hypothesis import strategies as st
 
 from book.encodings import get_encoding
 from book.tokenizers import Tokenizer
-from book.tokenizers.bpe_core import train_naive
-from book.tokenizers.byte_bpe import ByteTokenizer
-from book.tokenizers.errors import BPEFileError, DisallowedSpecialTokenError, UnknownIdError
-from book.tokenizers.patterns import (
+from book.tokenizers.bpe.byte_bpe import ByteTokenizer
+from book.tokenizers.bpe.convert import recover_merges
+from book.tokenizers.bpe.core import train_naive
+from book.tokenizers.bpe.patterns import (
     CL100K_PATTERN,
     GPT2_ORIGINAL_PATTERN,
     GPT2_PATTERN,
@@ -19,8 +19,9 @@ from book.tokenizers.patterns import (
     PATTERNS,
     split,
 )
-from book.tokenizers.pretokenize import chunk_counts
-from book.tokenizers.regex_bpe import RegexTokenizer, recover_merges
+from book.tokenizers.bpe.pretokenize import chunk_counts
+from book.tokenizers.bpe.regex_bpe import RegexTokenizer
+from book.tokenizers.errors import BPEFileError, DisallowedSpecialTokenError, UnknownIdError
 
 TRAINING_TEXT = (
     "The dog ran. The dog sat. A dog's life is a good life, isn't it? "

@@ -23,11 +23,22 @@ from nbclient import NotebookClient
 from book.setup_cell import ROOT, is_setup_cell, main, setup_source, toc_notebooks, with_setup_cell
 
 CHAPTER = ROOT / "chapters" / "02_characters.ipynb"
+# Prints {distribution: version} of every package a Python sees, as JSON.
+VERSIONS = (
+    "import json, importlib.metadata as m; "
+    "print(json.dumps({d.metadata['Name'].lower(): d.version for d in m.distributions()}))"
+)
 
 
 def test_every_notebook_starts_with_the_current_setup_cell(capsys):
     assert toc_notebooks(), "no notebooks found through _toc.yml"
     assert main(["--check"]) == 0, capsys.readouterr().out + "\nrun: python -m book.setup_cell"
+
+
+def test_the_cell_installs_the_package_without_the_grading_extra_and_pins_what_is_there():
+    source = setup_source()
+    assert "[grading]" not in source and '"-c", file.name' in source
+    assert "distributions()" in source
 
 
 def test_the_cell_is_hidden_in_the_book_and_installs_from_the_configured_repository():
@@ -72,6 +83,8 @@ def test_a_chapter_runs_where_book_is_not_installed(tmp_path):
     Path(site, "outer.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     where = [str(python), "-c", "import importlib.util as u; print(u.find_spec('book'))"]
     assert subprocess.run(where, capture_output=True, text=True, cwd=tmp_path).stdout == "None\n"
+    versions = [str(python), "-c", VERSIONS]
+    before = json.loads(subprocess.run(versions, capture_output=True, text=True).stdout)
 
     nb = nbformat.read(CHAPTER, as_version=4)
     assert is_setup_cell(nb.cells[0])
@@ -100,3 +113,8 @@ def test_a_chapter_runs_where_book_is_not_installed(tmp_path):
         os.environ.update(old_environ)
     installed = subprocess.run(where, capture_output=True, text=True, cwd=tmp_path).stdout
     assert site in installed, f"book was not installed into the fresh environment: {installed}"
+    after = json.loads(subprocess.run(versions, capture_output=True, text=True).stdout)
+    changed = {
+        name: (before.get(name), after[name]) for name in after if after[name] != before.get(name)
+    }
+    assert set(changed) <= {"tokenization-from-scratch"}, f"the setup cell upgraded {changed}"

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import functools
+
 from book.encodings import get_encoding
 from book.show import showcase
-from book.tokenizers.patterns import split
+from book.tokenizers import ByteTokenizer, RegexTokenizer
+from book.tokenizers.bpe.patterns import split
+
+
+@functools.cache
+def parallel_byte_bpe() -> ByteTokenizer:
+    """Chapter 05's multilingual tokenizer, made as the chapter makes it."""
+    return ByteTokenizer.train(showcase.parallel_text(), showcase.PARALLEL_VOCAB_SIZE)
 
 
 def is_whole_text(piece: bytes) -> bool:
@@ -16,13 +25,13 @@ def is_whole_text(piece: bytes) -> bool:
 
 
 def test_parallel_tokenizer_is_the_chapter_recipe():
-    tok = showcase.parallel_byte_bpe()
+    tok = parallel_byte_bpe()
     assert tok.n_vocab == showcase.PARALLEL_VOCAB_SIZE
     assert showcase.parallel_text().count("\n") == 21
 
 
 def test_byte_stepper_example_shows_partial_characters_and_an_unseen_emoji():
-    tok = showcase.parallel_byte_bpe()
+    tok = parallel_byte_bpe()
     trace = tok.trace(showcase.BYTE_STEPPER_TEXT)
     assert 2 <= len(trace) - 1 <= 40  # a sentence: a few dozen steps keep the page small
     assert any(not is_whole_text(step.new) for step in trace[1:])
@@ -31,8 +40,7 @@ def test_byte_stepper_example_shows_partial_characters_and_an_unseen_emoji():
 
 
 def test_regex_stepper_example_ends_in_tiktokens_ids_and_respects_chunks():
-    tok = showcase.tiktoken_regex_bpe(showcase.REGEX_STEPPER_ENCODING)
-    assert tok is showcase.tiktoken_regex_bpe(showcase.REGEX_STEPPER_ENCODING)  # loaded once
+    tok = RegexTokenizer.from_tiktoken(showcase.REGEX_STEPPER_ENCODING)  # as chapter 06 does
     trace = tok.trace(showcase.REGEX_STEPPER_TEXT)
     assert 2 <= len(trace) - 1 <= 60
     ids = get_encoding(showcase.REGEX_STEPPER_ENCODING).encode(showcase.REGEX_STEPPER_TEXT)

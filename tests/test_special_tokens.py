@@ -26,8 +26,8 @@ from book.chat import (
     split_on_special_tokens,
 )
 from book.encodings import get_encoding
+from book.tokenizers.bpe.regex_bpe import RegexTokenizer
 from book.tokenizers.errors import DisallowedSpecialTokenError
-from book.tokenizers.regex_bpe import RegexTokenizer
 
 REAL = ("cl100k_base", "o200k_base")
 

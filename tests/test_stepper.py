@@ -13,7 +13,7 @@ import pytest
 from ipywidgets.embed import dependency_state
 
 from book.show.stepper import MergeStepper, merge_stepper, units_per_token
-from book.tokenizers.trace import Step, initial_step
+from book.tokenizers.bpe.trace import Step, initial_step
 
 # The tiny tokenizer is shared with the browser test's fixture book.
 sys.path.insert(0, str(Path(__file__).parent / "browser"))

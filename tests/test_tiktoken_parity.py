@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from parity_corpus import GROUPS, TEXTS
 
 from book.encodings import get_encoding
-from book.tokenizers.regex_bpe import RegexTokenizer
+from book.tokenizers.bpe.regex_bpe import RegexTokenizer
 
 # Library parity and whole-corpus runs: make test runs them, make test-fast does not.
 pytestmark = pytest.mark.slow

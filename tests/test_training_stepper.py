@@ -1,4 +1,4 @@
-"""The training trace (book.tokenizers.train_trace) and the training stepper that shows it."""
+"""The training trace (book.tokenizers.bpe.training_trace) and the stepper that shows it."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from book.show.stepper import HIDE_STATIC_CSS, NEEDS_JS
+from book.show.fallback import HIDE_STATIC_CSS
+from book.show.stepper import NEEDS_JS
 from book.show.training_stepper import TrainingStepper, pairs_table_html, training_stepper
 from book.tokenizers import ByteTokenizer
-from book.tokenizers.bpe_core import build_vocab
-from book.tokenizers.char_bpe import initial_splits, learn_merges, word_freqs
-from book.tokenizers.train_trace import (
+from book.tokenizers.bpe.char_bpe import initial_splits, learn_merges, word_freqs
+from book.tokenizers.bpe.core import build_vocab
+from book.tokenizers.bpe.training_trace import (
     TIE_BREAK_RULE,
     byte_training_trace,
     char_training_trace,
@@ -126,3 +127,20 @@ def test_static_copy_is_the_first_step_and_the_widget_hides_it(stepper):
     assert stepper._views[0].value in static
     assert HIDE_STATIC_CSS not in static  # else the copy would hide itself
     assert HIDE_STATIC_CSS in stepper._nav.value
+
+
+def marks(table: str) -> list[str]:
+    """The third column of a pair table: '← merged', 'tie', 'top' or ''."""
+    return re.findall(r'<td class="tfs-n">\d+</td><td>([^<]*)</td>', table)
+
+
+def test_a_lone_top_pair_is_not_called_a_tie_in_the_widget_or_its_static_copy(stepper):
+    # Before any merge only ('u', 'g') has the top count (20): nothing ties with it.
+    first = stepper.steps[0]
+    assert first.tied == (("u", "g"),)
+    static = stepper.static_html()
+    assert marks(static)[0] == "top" and "tie" not in marks(static)
+    assert 'class="tfs-tie"' not in static
+    # Where pairs do tie before any merge, every one of them is marked.
+    tied_first = char_training_trace("ab cd", 1)[0]
+    assert marks(pairs_table_html(tied_first, top=8)).count("tie") == len(tied_first.tied) == 4

@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 from book import corpora
 from book.tokenizers import Tokenizer
 from book.tokenizers.errors import UnknownIdError
-from book.tokenizers.lattice import (
+from book.tokenizers.formats.protobuf import ProtobufError, fields, read_varint
+from book.tokenizers.formats.sentencepiece_model import ModelFileError, parse_model
+from book.tokenizers.unigram.lattice import (
     build_lattice,
     marginals,
     nbest,
@@ -25,18 +27,16 @@ from book.tokenizers.lattice import (
     sample_path,
     viterbi,
 )
-from book.tokenizers.protobuf import ProtobufError, fields, read_varint
-from book.tokenizers.sentencepiece_model import ModelFileError, parse_model
-from book.tokenizers.sentencepiece_text import decode_bytes, normalize
-from book.tokenizers.unigram import Unigram
-from book.tokenizers.unigram_train import (
+from book.tokenizers.unigram.sentencepiece_text import decode_bytes, normalize
+from book.tokenizers.unigram.train import (
     digamma,
     e_step,
     is_valid_piece,
     required_chars,
-    split_words,
+    sentence_words,
     train_pieces,
 )
+from book.tokenizers.unigram.unigram import Unigram
 
 SCORES = {
     "▁": -2.0,
@@ -147,7 +147,7 @@ def test_unknown_characters_merge_or_fall_back_to_bytes():
     )
     assert fallback.tokenize("a é") == ["▁a", "▁", "<0xC3>", "<0xA9>"]
     assert fallback.decode(fallback.encode("a é🦙 a")) == "a é🦙 a"
-    assert fallback.token_bytes(fallback.piece_to_id("<0xC3>")) == b"\xc3"
+    assert fallback.token_bytes(fallback.token_to_id["<0xC3>"]) == b"\xc3"
 
 
 def test_decode_shows_cut_characters_as_sentencepiece_does():
@@ -265,7 +265,7 @@ def test_digamma():
 
 def test_training_inputs():
     counts = Counter({"▁the▁cat": 2, "▁the": 1})
-    assert split_words(counts) == Counter({"▁the": 3, "▁cat": 2})
+    assert sentence_words(counts) == Counter({"▁the": 3, "▁cat": 2})
     # the pre-tokenization boundary U+001F is never kept; a tab is a character like any other
     assert required_chars(Counter({"▁a\x1fb\t": 10, "▁c": 1}), 1.0) == {
         "▁": 11,
@@ -274,7 +274,7 @@ def test_training_inputs():
         "\t": 10,
         "c": 1,
     }
-    assert not is_valid_piece("a1", 16) and is_valid_piece("a1", 16, split_by_script=False)
+    assert not is_valid_piece("a1", 16) and is_valid_piece("a", 16) and is_valid_piece("12")
     assert is_valid_piece("é", 16) and is_valid_piece("e\u0301", 16)  # a mark joins its letter
     assert not is_valid_piece("abcdefghijklmnopq", 16)
     assert not is_valid_piece("a\x1fb", 16) and not is_valid_piece("a\0", 16)

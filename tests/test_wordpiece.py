@@ -11,22 +11,18 @@ from hypothesis import strategies as st
 
 from book import corpora
 from book.tokenizers import Tokenizer
-from book.tokenizers.bert_pretokenizer import (
-    BertPreTokenizer,
+from book.tokenizers.errors import UnknownIdError
+from book.tokenizers.wordpiece.decoder import WordPieceDecoder
+from book.tokenizers.wordpiece.model import greedy_longest_match
+from book.tokenizers.wordpiece.normalizer import (
+    BertNormalizer,
     clean_text,
-    is_punctuation,
     lowercase,
-    split_words,
     strip_accents,
 )
-from book.tokenizers.errors import UnknownIdError
-from book.tokenizers.wordpiece import (
-    BERT_SPECIALS,
-    WordPiece,
-    greedy_longest_match,
-    train_vocab,
-    wordpiece_score,
-)
+from book.tokenizers.wordpiece.pre_tokenizer import BertPreTokenizer, is_punctuation
+from book.tokenizers.wordpiece.train import train_vocab, wordpiece_score
+from book.tokenizers.wordpiece.wordpiece import BERT_SPECIAL_TOKENS, WordPiece, words_of
 
 # The corpus of the Hugging Face course's WordPiece section, with bert-base-cased's
 # pre-tokenization, and the last 25 entries of the vocabulary the course prints for 70 tokens.
@@ -86,7 +82,7 @@ def naive_train(words: dict[str, int], vocab_size: int, specials=("[UNK]",), by_
         }
         best = max(scores, key=scores.get)
         new = best[0] + best[1].removeprefix("##")
-        merges.append((*best, scores[best]))
+        merges.append((best, scores[best]))
         if new not in vocab:
             vocab.append(new)
         for word, sp in splits.items():
@@ -160,7 +156,10 @@ def test_a_custom_unknown_token_must_be_in_the_vocabulary():
 
 def test_decode_glues_continuations_and_rejects_unknown_ids():
     tok = WordPiece.from_vocab(["[UNK]", "play", "##ing", "!", "##s"])
-    assert tok.decode([1, 2, 3, 1, 4, 0]) == "playing ! plays [UNK]"
+    assert tok.decode([1, 2, 3, 1, 4, 0]) == "playing! plays [UNK]"  # tokenizers' cleanup
+    plain = WordPiece.from_vocab(tok.vocab, decoder=WordPieceDecoder(cleanup=False))
+    assert plain.decode([1, 2, 3, 1, 4, 0]) == "playing ! plays [UNK]"
+    assert WordPiece.from_vocab(tok.vocab, decoder=None).decode([1, 2, 3]) == "play ##ing !"
     assert tok.decode([]) == ""
     assert tok.token_bytes(2) == b"##ing"
     with pytest.raises(UnknownIdError):
@@ -169,7 +168,7 @@ def test_decode_glues_continuations_and_rejects_unknown_ids():
 
 @pytest.mark.parametrize("score", ["likelihood", "frequency"])
 def test_training_matches_the_obvious_trainer_on_shakespeare(score):
-    words = Counter(BertPreTokenizer()(corpora.english("train")[:40_000]))
+    words = Counter(words_of(corpora.english("train")[:40_000], BertNormalizer()))
     assert train_vocab(words, 500, score=score) == naive_train(
         words, 500, by_count=score == "frequency"
     )
@@ -177,7 +176,8 @@ def test_training_matches_the_obvious_trainer_on_shakespeare(score):
 
 def test_late_training_with_many_ties_matches_the_obvious_trainer():
     # Small text, large vocabulary: most merges are ties between pairs seen once.
-    words = Counter(BertPreTokenizer()(corpora.english("heldout")[:3_000] + " naïve 日本語 🦙"))
+    text = corpora.english("heldout")[:3_000] + " naïve 日本語 🦙"
+    words = Counter(words_of(text, BertNormalizer()))
     for score in ("likelihood", "frequency"):
         assert train_vocab(words, 600, score=score) == naive_train(
             words, 600, by_count=score == "frequency"
@@ -185,23 +185,23 @@ def test_late_training_with_many_ties_matches_the_obvious_trainer():
 
 
 def test_training_reproduces_the_course_vocabulary():
-    pre = BertPreTokenizer(lowercase=False)
-    words = Counter(word for sentence in COURSE_CORPUS for word in pre(sentence))
-    vocab, _ = train_vocab(words, 70, specials=BERT_SPECIALS)
+    cased = BertNormalizer(lowercase=False)
+    words = Counter(word for sentence in COURSE_CORPUS for word in words_of(sentence, cased))
+    vocab, _ = train_vocab(words, 70, special_tokens=BERT_SPECIAL_TOKENS)
     assert vocab[-25:] == COURSE_VOCAB_TAIL
-    assert (vocab, _) == naive_train(words, 70, BERT_SPECIALS)
+    assert (vocab, _) == naive_train(words, 70, BERT_SPECIAL_TOKENS)
 
 
 def test_the_course_word_counts_give_its_first_merges():
     words = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
     _, merges = train_vocab(words, 10)
-    assert merges[:2] == [("##g", "##s", 1 / 20), ("h", "##u", 1 / 36)]
+    assert merges[:2] == [(("##g", "##s"), 1 / 20), (("h", "##u"), 1 / 36)]
 
 
 def test_vocab_size_counts_everything():
     text = corpora.english("train")[:20_000]
     tok = WordPiece.train(text, 400)
-    assert tok.n_vocab == 400 and tok.vocab[:5] == list(BERT_SPECIALS)
+    assert tok.n_vocab == 400 and tok.vocab[:5] == list(BERT_SPECIAL_TOKENS)
     assert WordPiece.train("ab ab", 10).n_vocab == 5 + 3  # [PAD].., a, ##b, ab: nothing left
     with pytest.raises(ValueError, match="vocab_size must be an int >= "):
         WordPiece.train(text, 20)
@@ -210,32 +210,40 @@ def test_vocab_size_counts_everything():
 def test_ties_go_to_the_pair_seen_first():
     # Every pair scores 1: "z ##y" comes first in the text, "a ##b" last.
     _, merges = train_vocab({"zy": 1, "ab": 1}, 7)
-    assert [m[:2] for m in merges] == [("z", "##y"), ("a", "##b")]
+    assert [pair for pair, _score in merges] == [("z", "##y"), ("a", "##b")]
 
 
 def test_frequency_score_is_bpe_like():
     _, merges = train_vocab(
         {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, 10, score="frequency"
     )
-    assert merges[0] == ("##u", "##g", 20.0)
+    assert merges[0] == (("##u", "##g"), 20.0)
     with pytest.raises(ValueError, match="score must be"):
         train_vocab({"a": 1}, 5, score="count")
 
 
-def test_bert_pretokenizer_steps():
+def test_bert_normalizer_and_pre_tokenizer_steps():
     assert clean_text("a\x00b\ufffdc\u200bd\te\u3000f") == "abcd e f"
     assert strip_accents("Ångström crème") == "Angstrom creme"
     assert lowercase("İSTANBUL ΣΑΣ") == "i̇stanbul σασ"
-    assert split_words("don't stop—ever!") == ["don", "'", "t", "stop", "—", "ever", "!"]
+    assert words_of("don't stop—ever!") == ["don", "'", "t", "stop", "—", "ever", "!"]
     assert [is_punctuation(c) for c in "$^`~§"] == [True, True, True, True, True]
-    assert BertPreTokenizer()("中文 text") == ["中", "文", "text"]
-    assert BertPreTokenizer(lowercase=True, strip_accents=False)("Éa") == ["éa"]
-    assert BertPreTokenizer(lowercase=False, strip_accents=True)("Éa") == ["Ea"]
+    assert words_of("中文 text", BertNormalizer()) == ["中", "文", "text"]
+    assert words_of("中文 text") == ["中文", "text"]  # the padding is the normalizer's
+    assert words_of("Éa", BertNormalizer(lowercase=True, strip_accents=False)) == ["éa"]
+    assert words_of("Éa", BertNormalizer(lowercase=False, strip_accents=True)) == ["Ea"]
+    assert BertPreTokenizer().pre_tokenize_str(" a, b") == [
+        ("a", (1, 2)),
+        (",", (2, 3)),
+        ("b", (4, 5)),
+    ]
+    assert words_of("a b", pre_tokenizer=None) == ["a b"]
 
 
 @given(st.text(max_size=60))
 def test_round_trip_on_a_vocabulary_trained_on_the_text(text):
-    tok = WordPiece.train(text + " seed", 200, special_tokens=["[UNK]"])
+    plain = WordPieceDecoder(cleanup=False)
+    tok = WordPiece.train(text + " seed", 200, special_tokens=["[UNK]"], decoder=plain)
     words = tok.words(text)
     assert tok.decode(tok.encode(text)) == " ".join(words)
     assert tok.unk_id not in tok.encode(text)

@@ -1,19 +1,19 @@
-"""Tests of the word tokenizer and its helpers (book.tokenizers.words)."""
+"""Tests of the word tokenizer and its helpers (book.tokenizers.basic.words)."""
 
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from book.analysis import oov_curve, oov_rate
-from book.tokenizers.base import UNK
-from book.tokenizers.errors import UnknownIdError, UnknownTokenError
-from book.tokenizers.words import (
+from book.tokenizers.base import UNK_TOKEN
+from book.tokenizers.basic.words import (
     WordTokenizer,
     split_whitespace,
     split_words,
     vocab_from_counts,
     word_counts,
 )
+from book.tokenizers.errors import UnknownIdError, UnknownTokenError
 
 SENTENCE = "the cat sat on the mat"
 
@@ -108,7 +108,7 @@ def test_train_limits_and_unk_on_top():
     text = "a b b c c c d d d d"
     assert WordTokenizer.train(text, min_freq=3).vocab == ["d", "c"]
     tok = WordTokenizer.train(text, vocab_size=3, unk=True)
-    assert tok.vocab == ["d", "c"] and tok.n_vocab == 3 and tok.unk_id == 2
+    assert tok.vocab == ["d", "c", "<unk>"] and tok.n_vocab == 3 and tok.unk_id == 2
     assert tok.encode("a c d") == [2, 1, 0]
 
 
@@ -127,10 +127,10 @@ def test_unk_is_last_and_never_renumbers_words():
     plain = WordTokenizer.train(SENTENCE)
     tok = WordTokenizer.train(SENTENCE, unk=True)
     assert tok.unk_id == tok.n_vocab - 1 == plain.n_vocab
-    assert tok.stoi == plain.stoi
+    assert tok.vocab == [*plain.vocab, UNK_TOKEN]
     ids = tok.encode("the dog sat on the log!")
     assert ids == [0, 5, 2, 3, 0, 5, 5]
-    assert tok.decode(ids) == f"the {UNK} sat on the {UNK} {UNK}"
+    assert tok.decode(ids) == f"the {UNK_TOKEN} sat on the {UNK_TOKEN} {UNK_TOKEN}"
 
 
 def test_decode_loses_spacing_only():
@@ -227,7 +227,7 @@ def test_unknown_words_raise_or_map_to_unk(data, training_text, split):
     pieces = st.one_of(st.sampled_from(strict.vocab), any_text) if strict.vocab else any_text
     text = " ".join(data.draw(st.lists(pieces)))
     found = strict.split(text)
-    unknown = [index for index, word in enumerate(found) if word not in strict.stoi]
+    unknown = [index for index, word in enumerate(found) if word not in strict.token_to_id]
     if unknown:
         with pytest.raises(UnknownTokenError) as info:
             strict.encode(text)
@@ -239,7 +239,7 @@ def test_unknown_words_raise_or_map_to_unk(data, training_text, split):
     ids = lenient.encode(text)
     assert len(ids) == len(found)  # nothing dropped
     assert ids.count(lenient.unk_id) == len(unknown)
-    expected = [UNK if index in unknown else word for index, word in enumerate(found)]
+    expected = [UNK_TOKEN if index in unknown else word for index, word in enumerate(found)]
     assert lenient.decode(ids) == " ".join(expected)
 
 

@@ -1,7 +1,8 @@
-"""Fetch the JavaScript that renders saved widgets, for the browser tests (nothing is vendored).
+"""Fetch the JavaScript the pages load from a CDN, for the browser tests (nothing is vendored).
 
 A page of the built book loads require.js and ``@jupyter-widgets/html-manager``'s
-``embed-amd.js`` from a CDN (see ``nb_ipywidgets_js`` in ``_config.yml``). The browser tests run
+``embed-amd.js`` (see ``nb_ipywidgets_js`` in ``_config.yml``), and a page with mathematics
+MathJax (``mathjax_path``), from a CDN, each pinned to one version. The browser tests run
 with no CDN in reach, so they answer those requests from local copies of the very same files,
 taken from the npm registry with ``npm pack`` and unpacked under ``.cache/widget-js/npm/`` in
 the CDN's own layout: ``https://cdn.jsdelivr.net/npm/PKG@VER/FILE`` -> ``npm/PKG@VER/FILE``.
@@ -29,13 +30,19 @@ CDN = "https://cdn.jsdelivr.net/npm/"
 
 # html-manager 1.0.15 is the embed bundle of ipywidgets 8.1 (controls 5.0.13+): the one
 # that matches the widgets the book saves. myst-nb's default (1.0.6) predates it.
-PACKAGES: dict[str, str] = {"requirejs": "2.3.4", "@jupyter-widgets/html-manager": "1.0.15"}
+# MathJax 3.2.2 is the last 3.x, the major version Sphinx's default address names.
+PACKAGES: dict[str, str] = {
+    "requirejs": "2.3.4",
+    "@jupyter-widgets/html-manager": "1.0.15",
+    "mathjax": "3.2.2",
+}
 
 # The files a page loads directly, in load order: require.js first, then the embedder.
 ENTRY_FILES: tuple[tuple[str, str], ...] = (
     ("requirejs", "require.js"),
     ("@jupyter-widgets/html-manager", "dist/embed-amd.js"),
 )
+MATHJAX_FILE = ("mathjax", "es5/tex-mml-chtml.js")  # loads its fonts and parts from its folder
 
 
 def package_dir(name: str, version: str) -> Path:
@@ -112,6 +119,13 @@ def config_snippet() -> str:
         ]
         if name == "@jupyter-widgets/html-manager":
             lines.append(f"        data-jupyter-widgets-cdn: {CDN}")
+    name, file = MATHJAX_FILE
+    lines += [
+        f"    mathjax_path: {cdn_url(name, file)}",
+        "    mathjax_options:",
+        f"      integrity: {sri(package_dir(name, PACKAGES[name]) / file)}",
+        "      crossorigin: anonymous",
+    ]
     return "\n".join(lines)
 
 

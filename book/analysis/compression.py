@@ -9,7 +9,7 @@ the previous one, and each distinct chunk (for a tokenizer with a split pattern)
 once, weighted by how often it occurs. For character-level BPE, see
 :mod:`book.analysis.curves`.
 
->>> from book.tokenizers.byte_bpe import ByteTokenizer
+>>> from book.tokenizers.bpe.byte_bpe import ByteTokenizer
 >>> tok = ByteTokenizer.train("hi hi hi!", vocab_size=259)
 >>> token_count_curve(tok, "hi hi!", [0, 1, 3])
 [6, 4, 3]
@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from book.analysis.curves import checked_checkpoints
-from book.tokenizers.bpe_core import merge_lowest_rank, utf8_bytes
-from book.tokenizers.byte_bpe import ByteTokenizer
+from book.tokenizers.bpe.byte_bpe import ByteTokenizer
+from book.tokenizers.bpe.core import merge_lowest_rank, utf8_bytes
 
 
 def distinct_chunks(tokenizer: ByteTokenizer, text: str) -> dict[str, int]:

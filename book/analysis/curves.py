@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from book.tokenizers.bpe_core import Merge
-from book.tokenizers.char_bpe import END_OF_WORD, initial_splits, merge_symbols
+from book.tokenizers.bpe.char_bpe import END_OF_WORD, initial_splits
+from book.tokenizers.bpe.core import Merge, joined, merge
 
 
 def checked_checkpoints(checkpoints: Iterable[int], n_merges: int) -> list[int]:
@@ -72,9 +72,9 @@ def tokens_after_merges(
             at[k] = total
         left, right = pair
         for number in holders.get(left, set()) & holders.get(right, set()):
-            merged = merge_symbols(symbols[number], pair)
+            merged = merge(symbols[number], pair, joined(k, pair))
             total -= (len(symbols[number]) - len(merged)) * freqs[number]
             symbols[number] = merged
-            holders.setdefault(left + right, set()).add(number)
+            holders.setdefault(joined(k, pair), set()).add(number)
     at[len(merges)] = total
     return [at[k] for k in checkpoints]

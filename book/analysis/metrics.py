@@ -22,7 +22,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from book.tokenizers.base import Tokenizer
-from book.tokenizers.words import WordTokenizer, vocab_from_counts
+from book.tokenizers.basic.words import WordTokenizer, vocab_from_counts
 
 # The default of ``unk_id`` below: read the tokenizer's own ``unk_id`` attribute.
 FROM_TOKENIZER: Any = object()
@@ -129,7 +129,7 @@ def oov_rate(vocab: WordTokenizer | Collection[str], words: Iterable[str]) -> fl
     0.25
     """
     if isinstance(vocab, WordTokenizer):
-        known = vocab.stoi
+        known = {word for word, i in vocab.token_to_id.items() if i != vocab.unk_id}
         words = (word.lower() for word in words) if vocab.lowercase else words
     else:
         known = vocab if isinstance(vocab, (set, frozenset, dict)) else set(vocab)
@@ -150,7 +150,7 @@ def oov_curve(
     One pass over the held-out counts instead of one per size: a held-out word is covered by
     the top-k vocabulary exactly when its training rank is below k.
 
-    >>> from book.tokenizers.words import word_counts
+    >>> from book.tokenizers.basic.words import word_counts
     >>> counts = word_counts("a a a b b c".split())
     >>> oov_curve(counts, "a b c d".split(), [0, 1, 2, 3, 10])
     [1.0, 0.75, 0.5, 0.25, 0.25]

@@ -21,7 +21,7 @@ from book.analysis import oov_curve
 from book.checks.answers import choice, close, result_or_error, verdict
 from book.checks.core import Case, check_cases, check_function
 from book.checks.spec import Call, Task, calls_of, random_text, window
-from book.tokenizers.words import split_words, word_counts
+from book.tokenizers.basic.words import split_words, word_counts
 
 TEXTS = [
     "When the hurlyburly's done,\nWhen the battle's lost and won.",

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import random
 from functools import cache
+from itertools import islice
 
 from book import corpora, walkthroughs
 from book.analysis.compression import bytes_per_token_curve
 from book.checks.cases import Cases, check_on_cases, judge_calls, outcome
 from book.checks.core import Case
 from book.checks.spec import Call, Task, random_text, window
-from book.tokenizers.bpe_core import build_vocab, get_pair_counts, merge
-from book.tokenizers.byte_bpe import ByteTokenizer
+from book.tokenizers.bpe.byte_bpe import ByteTokenizer
+from book.tokenizers.bpe.core import build_vocab, get_pair_counts, merge, training_rounds
 
 TIES = "zy ab yz ba"  # every pair occurs once: the first one seen, (z, y), must win
 OVERLAP = "aaaa aaab baaa"
@@ -66,16 +67,11 @@ def to_bytes_reference(ids: list[int], merges: list) -> bytes:
 
 def train_reference(text: str, vocab_size: int, min_count: int = 1) -> list:
     """Merges with the book's tie-break, stopping at vocab_size or below min_count."""
-    ids, merges = list(text.encode("utf-8")), []
-    for new_id in range(256, vocab_size):
-        counts = get_pair_counts(ids)
-        if not counts:
+    merges = []
+    for done in islice(training_rounds([text.encode("utf-8")]), max(0, vocab_size - 256)):
+        if done.merge[1] < min_count:
             break
-        best = max(counts, key=counts.get)
-        if counts[best] < min_count:
-            break
-        merges.append((best, counts[best]))
-        ids = merge(ids, best, new_id)
+        merges.append(done.merge)
     return merges
 
 

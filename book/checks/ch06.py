@@ -1,5 +1,6 @@
-"""Checks of exercises/06_pretokenization.ipynb. The references are book.tokenizers.regex_bpe,
-book.tokenizers.gpt2_files and, for the last task, tiktoken itself (offline, book.encodings).
+"""Checks of exercises/06_pretokenization.ipynb. The references are
+book.tokenizers.bpe.regex_bpe, book.tokenizers.formats.gpt2_files and, for the last task,
+tiktoken itself (offline, book.encodings).
 
 Every task is a variant, an extension or a measurement of the chapter's code: a split pattern
 that groups digits from the right, the learned tokens that cross chunk boundaries, an encoder
@@ -23,11 +24,16 @@ from book.checks.cases import Cases, case_label, check_on_cases, judge_calls, ou
 from book.checks.core import Case, check_cases, equal
 from book.checks.spec import Call, Task, random_text, window
 from book.encodings import get_encoding
-from book.tokenizers.bpe_core import merge_lowest_rank
-from book.tokenizers.byte_bpe import ByteTokenizer
-from book.tokenizers.gpt2_files import MERGES_HEADER, merges_text, token_bytes_of, vocab_text
-from book.tokenizers.patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, split
-from book.tokenizers.regex_bpe import RegexTokenizer
+from book.tokenizers.bpe.byte_bpe import ByteTokenizer
+from book.tokenizers.bpe.core import merge_lowest_rank, ranks_of
+from book.tokenizers.bpe.patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, split
+from book.tokenizers.bpe.regex_bpe import RegexTokenizer
+from book.tokenizers.formats.gpt2_files import (
+    MERGES_HEADER,
+    merges_text,
+    token_bytes_of,
+    vocab_text,
+)
 
 WORDS_ONLY = r"\s*\S+|\s+"  # a made-up pattern: a word with the whitespace before it
 PATTERNS = {
@@ -89,16 +95,9 @@ def _trained(text: str, vocab_size: int, pattern_name: str) -> RegexTokenizer:
     return RegexTokenizer.train(text, vocab_size, pattern=PATTERNS[pattern_name])
 
 
-def ranks_of(tokenizer: RegexTokenizer) -> dict[bytes, int]:
-    """A tokenizer's vocabulary as tiktoken-style mergeable ranks {token bytes: id}."""
+def mergeable_ranks(tokenizer: RegexTokenizer) -> dict[bytes, int]:
+    """A tokenizer's vocabulary as tiktoken's mergeable ranks {token bytes: id}."""
     return {token: token_id for token_id, token in tokenizer.vocab.items()}
-
-
-@cache
-def _gpt2_prefix(n_ranks: int = 3000) -> dict[bytes, int]:
-    """GPT-2's tokens of rank below ``n_ranks``: itself a valid set of mergeable ranks."""
-    ranks = get_encoding("gpt2")._mergeable_ranks
-    return {token: rank for token, rank in ranks.items() if rank < n_ranks}
 
 
 # --- the references ------------------------------------------------------------------------------
@@ -124,7 +123,7 @@ def crossing_reference(vocab: dict[int, bytes], pattern: str) -> list[int]:
 
 def cached_reference(text: str, merges: list, pattern: str, cache_: dict) -> list:
     """[ids, the cache afterwards]: each chunk's ids from the cache, or computed and stored."""
-    ranks = {pair: rank for rank, (pair, _count) in enumerate(merges)}
+    ranks = ranks_of(merges)
     ids: list[int] = []
     for chunk in regex.findall(pattern, text):
         if chunk not in cache_:
@@ -152,25 +151,6 @@ def read_gpt2_reference(vocab_json: str, merges_txt: str) -> tuple[dict[bytes, i
             raise ValueError(f"line {number + 1} is not two tokens separated by a space: {line!r}")
         merges.append((token(parts[0]), token(parts[1])))
     return ranks, merges
-
-
-def encode_ranks_reference(text: str, ranks: dict[bytes, int], pattern: str) -> list[int]:
-    """tiktoken's algorithm: in each chunk, merge the pair whose joined bytes rank lowest."""
-    ids = []
-    for chunk in regex.findall(pattern, text):
-        parts = [bytes([b]) for b in chunk.encode("utf-8")]
-        while True:
-            found = [
-                (ranks[a + b], i)
-                for i, (a, b) in enumerate(zip(parts, parts[1:]))
-                if a + b in ranks
-            ]
-            if not found:
-                break
-            _rank, i = min(found)  # the lowest rank; the leftmost of equal ones
-            parts[i : i + 2] = [parts[i] + parts[i + 1]]
-        ids += [ranks[part] for part in parts]
-    return ids
 
 
 # --- the cases -----------------------------------------------------------------------------------
@@ -385,7 +365,7 @@ def check_read_gpt2_files(read_gpt2_files) -> None:
 def _encoding_ranks(name: str) -> dict[bytes, int]:
     """The mergeable ranks of an encoding, or of the tokenizer trained on Shakespeare."""
     if name == "trained":
-        return ranks_of(_trained(_english(), 500, "CL100K_PATTERN"))
+        return mergeable_ranks(_trained(_english(), 500, "CL100K_PATTERN"))
     return get_encoding(name)._mergeable_ranks
 
 
@@ -427,9 +407,9 @@ def check_encode_ranks(encode_ranks) -> None:
 # The notebook uses ByteTokenizer (chapter 05), the patterns and tiktoken's ranks; the regex
 # tokenizer and GPT-2's file format are the answers.
 REFERENCE = (
-    "book.tokenizers.regex_bpe",
-    "book.tokenizers.pretokenize",
-    "book.tokenizers.gpt2_files",
+    "book.tokenizers.bpe.regex_bpe",
+    "book.tokenizers.bpe.pretokenize",
+    "book.tokenizers.formats.gpt2_files",
     "book.chat",
     "book.analysis",
 )

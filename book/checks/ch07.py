@@ -17,7 +17,7 @@ from book.chat import CHATML, encode_chat, pad_batch, split_on_special_tokens
 from book.checks.cases import check_on_cases, judge_calls, outcome, short_arg
 from book.checks.core import Case, check_cases, check_function
 from book.checks.spec import Call, Task, expect, function_task, random_text
-from book.tokenizers.regex_bpe import RegexTokenizer
+from book.tokenizers.bpe.regex_bpe import RegexTokenizer
 
 # The exercise's special tokens: "<|end|>" begins "<|end|>\n", and "|" is a regex operator.
 SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|end|>", "<|end|>\n"]
@@ -337,7 +337,7 @@ def after_call(function, value, *args):
     return value
 """
 TOKENIZER_SETUP = """
-from book.tokenizers.regex_bpe import RegexTokenizer
+from book.tokenizers.bpe.regex_bpe import RegexTokenizer
 tok = RegexTokenizer(MERGES, PATTERN, SPECIAL_IDS)
 class OnlyOrdinary:
     def __init__(self, tok):

@@ -2,8 +2,8 @@
 
 Every expected value is computed here from the encodings themselves (``book.encodings``), on
 texts that mix scripts, emoji, numbers and whitespace, so that no constant passes. The tasks
-ask for what the chapter did not write: chunks of at most N tokens that never cut a
-character, the share of tokens that are pieces of characters (with a question), where each
+ask for what the chapter did not write: passages of at most N tokens that never cut a
+character, the share of tokens that are parts of characters (with a question), where each
 token starts in the text, digit chunks in both directions, and which years GPT-2 splits.
 """
 
@@ -49,28 +49,28 @@ def _label(name: str, args: tuple) -> str:
     return f"{name}({', '.join(shown)})"
 
 
-# --- Task 1: chunks of at most max_tokens tokens that never cut a character -------------------
+# --- Task 1: passages of at most max_tokens tokens that never cut a character -------------------
 
-CHUNK_HINT = (
-    "encode once with encode_ordinary and take at most max_tokens ids per chunk; when the next "
-    "token starts with a continuation byte (0x80–0xBF, so the chunk would end inside a "
+PASSAGES_HINT = (
+    "encode once with encode_ordinary and take at most max_tokens ids per passage; when the next "
+    "token starts with a continuation byte (0x80–0xBF, so the passage would end inside a "
     "character) give tokens back until it does not; a character that alone needs more than "
-    "max_tokens tokens goes whole into one chunk; decode each chunk's bytes, so that "
-    "''.join(chunks) == text; max_tokens < 1 raises ValueError."
+    "max_tokens tokens goes whole into one passage; decode each passage's bytes, so that "
+    "''.join(passages) == text; max_tokens < 1 raises ValueError."
 )
 
 
-def chunk_reference(text: str, encoding_name: str, max_tokens: int) -> list[str]:
-    """Consecutive chunks of at most max_tokens tokens, cut only between characters.
+def passages_reference(text: str, encoding_name: str, max_tokens: int) -> list[str]:
+    """Consecutive passages of at most max_tokens tokens, cut only between characters.
 
-    >>> chunk_reference(" 🌍 and", "gpt2", 1)
+    >>> passages_reference(" 🌍 and", "gpt2", 1)
     [' 🌍', ' and']
     """
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be at least 1, not {max_tokens}")
     pieces = _pieces(text, encoding_name)
     cut_before = [j == len(pieces) or not _continues(pieces[j]) for j in range(len(pieces) + 1)]
-    chunks, i = [], 0
+    passages, i = [], 0
     while i < len(pieces):
         j = min(i + max_tokens, len(pieces))
         while j > i and not cut_before[j]:
@@ -79,12 +79,12 @@ def chunk_reference(text: str, encoding_name: str, max_tokens: int) -> list[str]
             j = i + 1
             while not cut_before[j]:
                 j += 1
-        chunks.append(b"".join(pieces[i:j]).decode("utf-8"))
+        passages.append(b"".join(pieces[i:j]).decode("utf-8"))
         i = j
-    return chunks
+    return passages
 
 
-def _chunk_calls() -> list[tuple]:
+def _passages_calls() -> list[tuple]:
     """The fixed cases: emoji and scripts that tokens cut inside characters, code, specials."""
     passages = corpora.parallel()
     return [
@@ -102,22 +102,26 @@ def _chunk_calls() -> list[tuple]:
     ]
 
 
-def check_chunk_by_tokens(chunk_by_tokens) -> None:
-    """chunk_by_tokens(text, encoding_name, max_tokens) -> chunks that never cut a character."""
+def check_passages_by_tokens(passages_by_tokens) -> None:
+    """passages_by_tokens(text, encoding_name, max_tokens) -> passages, no character cut."""
     cases = [
         Case(
-            _label("chunk_by_tokens", args),
-            lambda args=args: result_or_error(chunk_by_tokens, *args),
-            result_or_error(chunk_reference, *args),
+            _label("passages_by_tokens", args),
+            lambda args=args: result_or_error(passages_by_tokens, *args),
+            result_or_error(passages_reference, *args),
         )
-        for args in _chunk_calls()
+        for args in _passages_calls()
     ]
     check_cases(
-        "chunk_by_tokens", {"chunk_by_tokens": chunk_by_tokens}, cases, points=3, hint=CHUNK_HINT
+        "passages_by_tokens",
+        {"passages_by_tokens": passages_by_tokens},
+        cases,
+        points=3,
+        hint=PASSAGES_HINT,
     )
 
 
-# --- Task 2: the share of tokens that are pieces of characters, and a question ----------------
+# --- Task 2: the share of tokens that are parts of characters, and a question ----------------
 
 PARTIAL_TEXTS = [
     ("Hello, world!", "o200k_base"),
@@ -312,9 +316,9 @@ REFERENCE = ("book.analysis",)
 _PARTIAL_ANSWERS = ("partial_share", "partial_top3", "partial_answer")
 
 
-def _chunk_label(args: tuple) -> str:
-    """chunk_by_tokens(passages['Amharic'], 'o200k_base', 7)."""
-    return _label("chunk_by_tokens", args)
+def _passages_label(args: tuple) -> str:
+    """passages_by_tokens(passages['Amharic'], 'o200k_base', 7)."""
+    return _label("passages_by_tokens", args)
 
 
 def _partial_label(args: tuple) -> str:
@@ -326,7 +330,7 @@ def judge_tasks(rng: random.Random) -> list[Task]:
     """Chapter 08's tasks for the judge: the check's cases plus hidden ones drawn from rng."""
     texts = [random_text(rng, rng.randint(1, 12)) for _ in range(4)]
     texts.append(window(rng, corpora.code("python"), 300))
-    chunk_hidden = [(text, rng.choice(ENCODINGS), rng.randint(1, 9)) for text in texts]
+    passages_hidden = [(text, rng.choice(ENCODINGS), rng.randint(1, 9)) for text in texts]
     partial_hidden = [(text, rng.choice(ENCODINGS)) for text in texts]
     starts_hidden = [(text, rng.choice(ENCODINGS)) for text in texts]
     secret_runs = [
@@ -349,18 +353,20 @@ def judge_tasks(rng: random.Random) -> list[Task]:
     ]
     return [
         Task(
-            "chunk_by_tokens",
+            "passages_by_tokens",
             3,
-            ("chunk_by_tokens",),
-            calls_of("chunk_by_tokens", _chunk_calls(), chunk_reference, label=_chunk_label)
+            ("passages_by_tokens",),
+            calls_of(
+                "passages_by_tokens", _passages_calls(), passages_reference, label=_passages_label
+            )
             + calls_of(
-                "chunk_by_tokens",
-                chunk_hidden,
-                chunk_reference,
+                "passages_by_tokens",
+                passages_hidden,
+                passages_reference,
                 hidden=True,
-                label=_chunk_label,
+                label=_passages_label,
             ),
-            hint=CHUNK_HINT,
+            hint=PASSAGES_HINT,
         ),
         Task("partial_share", 3, _PARTIAL_ANSWERS, partial, hint=PARTIAL_HINT, compare=close),
         function_task(

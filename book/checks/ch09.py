@@ -26,11 +26,11 @@ from book.checks.cases import Cases, outcome, short_arg
 from book.checks.core import Case, check_cases, equal, show
 from book.checks.spec import Call, Task, random_text
 from book.encodings import get_encoding
-from book.tokenizers.bpe_core import build_vocab
-from book.tokenizers.bpe_train import train_merges
-from book.tokenizers.patterns import GPT2_PATTERN
-from book.tokenizers.pretokenize import training_chunk_counts
-from book.tokenizers.regex_bpe import RegexTokenizer
+from book.tokenizers.bpe.core import best_pair, build_vocab, get_pair_counts, joined, merge
+from book.tokenizers.bpe.patterns import GPT2_PATTERN
+from book.tokenizers.bpe.pretokenize import training_chunk_counts
+from book.tokenizers.bpe.regex_bpe import RegexTokenizer
+from book.tokenizers.bpe.train import train_merges
 
 PiecePair = tuple[bytes, bytes]
 EOT = "<|endoftext|>"
@@ -97,27 +97,14 @@ run_heap = _DRIVERS["run_heap"]
 in_order = _DRIVERS["in_order"]
 stream_log = _DRIVERS["stream_log"]
 
-# The encoder of the streaming task, built from plain data in the learner's kernel: byte-level
-# BPE in GPT-2's chunks, lowest rank first (the same ids as the book's RegexTokenizer).
+# The encoder of the streaming task in the learner's kernel, where the book's tokenizers are
+# hidden: tiktoken, given the reference tokenizer's pattern and ranks (the same ids).
 ENCODER = """
-import regex as _regex
+import tiktoken as _tiktoken
 
-_SPLIT = _regex.compile(PATTERN)
-_RANKS = {tuple(pair): rank for rank, pair in enumerate(PAIRS)}
-
-
-def encode(text):
-    ids = []
-    for chunk in _SPLIT.findall(text):
-        symbols = list(chunk.encode("utf-8"))
-        while len(symbols) > 1:
-            pairs = zip(symbols, symbols[1:])
-            rank, i = min((_RANKS.get(pair, len(_RANKS)), i) for i, pair in enumerate(pairs))
-            if rank == len(_RANKS):
-                break
-            symbols[i : i + 2] = [256 + rank]
-        ids.extend(symbols)
-    return ids
+encode = _tiktoken.Encoding(
+    "stream", pat_str=PATTERN, mergeable_ranks=RANKS, special_tokens={}
+).encode_ordinary
 """
 
 
@@ -130,15 +117,7 @@ def merge_pieces(pieces: tuple[bytes, ...], pair: PiecePair) -> tuple[bytes, ...
     >>> merge_pieces((b"a", b"a", b"a"), (b"a", b"a"))
     (b'aa', b'a')
     """
-    merged, i = [], 0
-    while i < len(pieces):
-        if i + 1 < len(pieces) and (pieces[i], pieces[i + 1]) == pair:
-            merged.append(pieces[i] + pieces[i + 1])
-            i += 2
-        else:
-            merged.append(pieces[i])
-            i += 1
-    return tuple(merged)
+    return tuple(merge(pieces, pair, joined(0, pair)))
 
 
 def pair_index(counts: dict[tuple, int]) -> tuple[dict, dict]:
@@ -146,8 +125,8 @@ def pair_index(counts: dict[tuple, int]) -> tuple[dict, dict]:
     pair_counts: dict[PiecePair, int] = {}
     where: dict[PiecePair, set] = {}
     for pretoken, count in counts.items():
+        get_pair_counts(pretoken, pair_counts, count)
         for pair in zip(pretoken, pretoken[1:]):
-            pair_counts[pair] = pair_counts.get(pair, 0) + count
             where.setdefault(pair, set()).add(pretoken)
     return pair_counts, where
 
@@ -169,7 +148,8 @@ def best_pair_reference(counts: dict, updates: list) -> list:
     popped = []
     for update in updates:
         if update is None:
-            best = max(counts, key=lambda pair: (counts[pair], pair), default=None)
+            spelled = {piece: piece for pair in counts for piece in pair}  # pieces are bytes
+            best = best_pair(counts, "lexicographic", spelled) if counts else None
             popped.append(best)
             counts.pop(best, None)
         elif update[1] > 0:
@@ -716,7 +696,8 @@ def judge_tasks(rng: random.Random) -> list[Task]:
     """Chapter 09's tasks for the judge: the check's cases plus hidden ones drawn from rng."""
     hidden = _hidden(rng)
     tok = stream_tokenizer()
-    encoder = {"PATTERN": tok.pattern, "PAIRS": [pair for pair, _count in tok.merges]}
+    ranks = {token: token_id for token_id, token in tok.vocab.items()}
+    encoder = {"PATTERN": tok.pattern, "RANKS": ranks}
 
     def merged_reference(*args):
         return merged_state(merge_pretokens_reference, *args)

@@ -16,14 +16,21 @@ import random
 from collections import Counter
 from fractions import Fraction
 from functools import cache
+from itertools import islice
 
 from book import corpora
 from book.checks.cases import Cases, check_on_cases, judge_calls
 from book.checks.core import equal
 from book.checks.spec import Call, Raises, Task
-from book.tokenizers.bert_pretokenizer import BertPreTokenizer
-from book.tokenizers.unigram import Unigram
-from book.tokenizers.wordpiece import WordPiece, split_word
+from book.tokenizers.bpe.core import get_pair_counts, merge
+from book.tokenizers.bpe.train import scored_merges
+from book.tokenizers.unigram.lattice import build_lattice, marginals, piece_table
+from book.tokenizers.unigram.unigram import Unigram
+from book.tokenizers.wordpiece.normalizer import BertNormalizer
+from book.tokenizers.wordpiece.train import merged_symbol, split_word, wordpiece_score
+from book.tokenizers.wordpiece.wordpiece import WordPiece, words_of
+
+UNCASED = BertNormalizer()  # BERT uncased: the words of the chapter and of the checks
 
 COURSE_WORDS = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
 # The course's Unigram example: every strict substring of its five words, counted in them.
@@ -50,14 +57,14 @@ COURSE_LOG_P = {p: math.log(n / 210) for p, n in COURSE_PIECES.items()}
 @cache
 def _plays_words(n_chars: int = 4000) -> dict[str, int]:
     """BERT-uncased word counts of the start of the training plays."""
-    return dict(Counter(BertPreTokenizer()(corpora.english("train")[:n_chars])))
+    return dict(Counter(words_of(corpora.english("train")[:n_chars], UNCASED)))
 
 
 @cache
 def _wordpiece_vocab() -> tuple[str, ...]:
     """A WordPiece vocabulary of 800 entries trained (by count) on the training plays."""
     text = corpora.english("train")[:40_000]
-    return tuple(WordPiece.train(text, 800, score="frequency").vocab)
+    return tuple(WordPiece.train(text, 800, score="frequency", normalizer=UNCASED).vocab)
 
 
 @cache
@@ -73,7 +80,7 @@ def _unigram_log_p() -> dict[str, float]:
 
 def _tempest_words(n: int) -> list[str]:
     """The first n distinct words of the held-out play, BERT-uncased."""
-    return list(dict.fromkeys(BertPreTokenizer()(corpora.english("heldout"))))[:n]
+    return list(dict.fromkeys(words_of(corpora.english("heldout"), UNCASED)))[:n]
 
 
 # --- Task 1: the WordPiece score, exact, with every tied pair ---------------------------------
@@ -90,8 +97,7 @@ def best_pairs_reference(word_freqs: dict[str, int], splits: dict[str, list[str]
     for word, parts in splits.items():
         for symbol in parts:
             symbols[symbol] += word_freqs[word]
-        for pair in zip(parts, parts[1:]):
-            pairs[pair] = pairs.get(pair, 0) + word_freqs[word]
+        get_pair_counts(parts, pairs, word_freqs[word])
     if not pairs:
         raise ValueError("no word has two symbols: there is no pair to merge")
     scores = {pair: Fraction(n, symbols[pair[0]] * symbols[pair[1]]) for pair, n in pairs.items()}
@@ -102,23 +108,11 @@ def best_pairs_reference(word_freqs: dict[str, int], splits: dict[str, list[str]
 def _splits_after(word_freqs: dict[str, int], n_merges: int) -> dict[str, list[str]]:
     """The splits after the first n merges of the book's WordPiece trainer."""
     splits = {word: split_word(word) for word in word_freqs}
-    for _ in range(n_merges):
-        pairs = [pair for parts in splits.values() for pair in zip(parts, parts[1:])]
-        if not pairs:
-            break
-        _, tied = best_pairs_reference(word_freqs, splits)
-        left, right = tied[0]
-        merged = left + right.removeprefix("##")
-        for word, parts in splits.items():
-            out, i = [], 0
-            while i < len(parts):
-                if tuple(parts[i : i + 2]) == (left, right):
-                    out.append(merged)
-                    i += 2
-                else:
-                    out.append(parts[i])
-                    i += 1
-            splits[word] = out
+    sequences = {tuple(splits[word]): freq for word, freq in word_freqs.items()}
+    found = scored_merges(sequences, wordpiece_score, lambda _rank, pair: merged_symbol(pair))
+    for pair, _score in islice(found, n_merges):
+        new = merged_symbol(pair)
+        splits = {word: merge(parts, pair, new) for word, parts in splits.items()}
     return splits
 
 
@@ -362,43 +356,27 @@ def check_viterbi_edges(viterbi_edges) -> None:
 # --- Task 4: the E-step by forward-backward ------------------------------------------------------
 
 
-def _logaddexp(a: float, b: float) -> float:
-    """log(exp(a) + exp(b))."""
-    if a < b:
-        a, b = b, a
-    return a if b == -math.inf else a + math.log1p(math.exp(b - a))
-
-
 def expected_counts_reference(word_freqs: dict[str, int], log_p: dict[str, float]) -> dict:
     """Expected uses of each piece over all segmentations of all words (forward-backward).
+
+    Each word's lattice under the pieces, and its marginals (the E-step of Unigram training).
 
     >>> counts = expected_counts_reference({"ab": 2}, {"a": math.log(0.5), "b": math.log(0.5),
     ...                                                "ab": math.log(0.25)})
     >>> {piece: round(count, 9) for piece, count in counts.items()}
     {'a': 1.0, 'ab': 1.0, 'b': 1.0}
     """
+    pieces = list(log_p)
+    table = piece_table({piece: (i, score) for i, (piece, score) in enumerate(log_p.items())})
     counts: dict[str, float] = {}
-    longest = max(map(len, log_p), default=0)
     for word, freq in word_freqs.items():
-        n = len(word)
-        edges = [
-            (i, j, word[i:j])
-            for i in range(n)
-            for j in range(i + 1, min(n, i + longest) + 1)
-            if word[i:j] in log_p
-        ]
-        alpha = [0.0] + [-math.inf] * n
-        for i, j, piece in edges:  # edges come in order of their start
-            alpha[j] = _logaddexp(alpha[j], alpha[i] + log_p[piece])
-        beta = [-math.inf] * n + [0.0]
-        for i, j, piece in reversed(edges):
-            beta[i] = _logaddexp(beta[i], log_p[piece] + beta[j])
-        if alpha[n] == -math.inf:
+        used, log_z = marginals(build_lattice(word, table))
+        if log_z == -math.inf:
             raise ValueError(f"no segmentation of {word!r} into the pieces")
-        for i, j, piece in edges:
-            used = math.exp(alpha[i] + log_p[piece] + beta[j] - alpha[n])
-            if used > 0:
-                counts[piece] = counts.get(piece, 0.0) + freq * used
+        for piece_id, uses in used.items():
+            if uses > 0:
+                piece = pieces[piece_id]
+                counts[piece] = counts.get(piece, 0.0) + freq * uses
     return counts
 
 

@@ -7,7 +7,7 @@ the book's code. A chapter shows the few that teach something (``table(["id", ..
 "Claims checked" appendix shows all of them (``table()``). Both render the same records.
 
 - :mod:`book.claims.text`: text, bytes, characters and words (chapters 01-03);
-- :mod:`book.claims.bpe`: the walkthroughs' BPE examples, :mod:`book.walkthroughs` (04-07);
+- :mod:`book.claims.bpe`: the BPE worked examples of :mod:`book.walkthroughs` (04-07);
 - :mod:`book.claims.real`: tiktoken's encodings, costs, language premiums (08).
 
 >>> get("utf8-family-emoji").says

@@ -17,7 +17,7 @@ from book import corpora, walkthroughs
 from book.analysis import bytes_per_token, oov_rate, tokens_per_word
 from book.claims.core import Claim, approx, between
 from book.tokenizers import ByteTokenizer, CharTokenizer, WordTokenizer
-from book.tokenizers.words import split_words
+from book.tokenizers.basic.words import split_words
 
 SENTENCE = "the cat sat on the mat"  # the walkthrough's example, the start of CAT_TEXT
 SURROGATES = range(0xD800, 0xE000)  # UTF-16's halves: code points, but never characters

@@ -92,13 +92,6 @@ stub(sys.modules[__name__])
 '''
 
 
-def module_path(root: Path, name: str) -> Path:
-    """The file of dotted module name inside a copy of the package rooted at root/book."""
-    parts = name.split(".")
-    base = root.joinpath(*parts)
-    return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
-
-
 def blocked_files(root: Path, blocked: Iterable[str]) -> list[tuple[str, Path]]:
     """(module name, file) of every module of the copy that one of the blocked names covers."""
     found = []

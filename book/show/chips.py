@@ -15,7 +15,7 @@ import html
 import zlib
 from collections.abc import Collection, Sequence
 
-from book.tokenizers.char_bpe import END_OF_WORD
+from book.tokenizers.bpe.char_bpe import END_OF_WORD
 
 Piece = str | bytes
 

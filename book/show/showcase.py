@@ -12,9 +12,7 @@ from __future__ import annotations
 import functools
 
 from book import corpora
-from book.tokenizers.byte_bpe import ByteTokenizer
-from book.tokenizers.char_bpe import CharBPE
-from book.tokenizers.regex_bpe import RegexTokenizer
+from book.tokenizers.bpe.char_bpe import CharBPE
 
 # Chapter 04: how many merges to learn from corpora.english("train"), and the stepper's text
 # (from The Tempest, the held-out play; every character of it occurs in training).
@@ -44,19 +42,7 @@ def parallel_text() -> str:
     return "".join(text + "\n" for text in corpora.parallel().values())
 
 
-@functools.cache
-def parallel_byte_bpe() -> ByteTokenizer:
-    """Chapter 05's multilingual tokenizer: ``ByteTokenizer.train(parallel_text(), 512)``."""
-    return ByteTokenizer.train(parallel_text(), PARALLEL_VOCAB_SIZE)
-
-
 # Chapter 06: GPT-4's merges (cl100k_base, loaded into our RegexTokenizer), stepped through
 # on one sentence with a contraction, a number, punctuation and an emoji.
 REGEX_STEPPER_ENCODING = "cl100k_base"
 REGEX_STEPPER_TEXT = "Tokenizers aren't magic: 12345 bytes, one merge at a time! 🙂"
-
-
-@functools.cache
-def tiktoken_regex_bpe(name: str) -> RegexTokenizer:
-    """Our ``RegexTokenizer`` holding a tiktoken encoding's merges (loaded once per name)."""
-    return RegexTokenizer.from_tiktoken(name)

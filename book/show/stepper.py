@@ -1,6 +1,6 @@
 """The merge stepper: watch BPE merges rebuild a segmentation one merge at a time.
 
-    >>> from book.tokenizers.trace import Step, initial_step
+    >>> from book.tokenizers.bpe.trace import Step, initial_step
     >>> class Hu:  # a one-merge "tokenizer", enough to drive the stepper
     ...     def trace(self, text):
     ...         return [initial_step(("h", "u")), Step(0, ("h", "u"), "hu", 3, ("hu",))]
@@ -25,8 +25,11 @@ from typing import Protocol
 import ipywidgets as widgets
 
 from book.show.chips import CHIPS_CSS, chip_html, chips_html
-from book.tokenizers.char_bpe import END_OF_WORD
-from book.tokenizers.trace import Piece, Step
+from book.show.fallback import HIDE_STATIC_CSS, StaticFallback
+from book.show.fallback import static_html as fallback_html
+from book.show.stack import STACK_CSS, stack
+from book.tokenizers.bpe.char_bpe import END_OF_WORD
+from book.tokenizers.bpe.trace import Piece, Step
 
 
 class Traceable(Protocol):
@@ -57,9 +60,7 @@ STEPPER_CSS = """<style>
 .tfs-note{font-size:13px;color:#333;margin:4px 0}
 </style>"""
 
-# Goes into the page only with the widget itself (inside its HTML), so the static copy of the
-# first step that precedes every stepper disappears exactly when the widget did render.
-HIDE_STATIC_CSS = "<style>.tfs-static{display:none}</style>"
+# What the static copy of the first step, shown before every stepper, says (book.show.fallback).
 NEEDS_JS = (
     "Stepping through this needs JavaScript (the widget's scripts did not load): the first "
     "step is shown. Run the notebook (Binder, Colab, Jupyter) to step through it."
@@ -174,7 +175,8 @@ def nav_html(interval_ms: int) -> str:
         button_html("◀", "tfs-back", "back one merge", BACK_JS),
         button_html("▶", "tfs-forward", "forward one merge", FORWARD_JS),
     ]
-    return f"{CHIPS_CSS}{STEPPER_CSS}{HIDE_STATIC_CSS}<div class='tfs-nav'>{''.join(buttons)}</div>"
+    css = CHIPS_CSS + STEPPER_CSS + HIDE_STATIC_CSS + STACK_CSS
+    return f"{css}<div class='tfs-nav'>{''.join(buttons)}</div>"
 
 
 def static_html(first_view: str) -> str:
@@ -183,19 +185,16 @@ def static_html(first_view: str) -> str:
     >>> "needs JavaScript" in static_html("<div>step 0</div>")
     True
     """
-    return (
-        f'{CHIPS_CSS}{STEPPER_CSS}<div class="tfs-static">{first_view}'
-        f'<div class="tfs-note"><i>{NEEDS_JS}</i></div></div>'
-    )
+    return CHIPS_CSS + STEPPER_CSS + fallback_html(first_view, NEEDS_JS)
 
 
-class Stepper(widgets.VBox):
+class Stepper(StaticFallback, widgets.VBox):
     """What every stepper shares: a text box, ◀ ▶ play, a step box, a slider and one view a step.
 
     A subclass computes the steps of a text (``_compute``) and renders one step (``_view``).
     ``text`` (set it to recompute), ``step`` (0 = the start, ``n_steps`` = the end),
     ``next()`` / ``back()``, ``view_html``. Displayed, it is preceded by a static copy of its
-    first step, which the widget hides once it renders (see :data:`HIDE_STATIC_CSS`).
+    first step, which the widget hides once it renders (``book.show.fallback``).
     """
 
     def __init__(
@@ -212,7 +211,7 @@ class Stepper(widgets.VBox):
         )
         self._step_box.add_class("tfs-step")  # the HTML buttons find the box by this class
         self._slider = widgets.IntSlider(description=slider_label, readout=False, style=tight)
-        self._stack = widgets.Stack()
+        self._stack = stack()
         self._message = widgets.HTML()  # says why a typed text could not be used
         # Browser-side links: they keep working in the static book, where no kernel runs.
         self._links = [
@@ -300,13 +299,6 @@ class Stepper(widgets.VBox):
         self.step -= 1
         return self.current
 
-    def _ipython_display_(self) -> None:
-        """Display the static copy of the first step, then the widget (which hides the copy)."""
-        from IPython.display import HTML, display
-
-        display(HTML(self.static_html()))
-        display(self._repr_mimebundle_(), raw=True)
-
     def close(self) -> None:
         """Close this widget and every widget it made, links included."""
         # getattr: ipywidgets also calls close() on a stepper whose __init__ raised.
@@ -354,10 +346,12 @@ class MergeStepper(Stepper):
 
     def __init__(self, source: TraceSource, text: str, *, interval_ms: int = 700) -> None:
         self._source = source
-        text_box = widgets.Text(
+        # A text area, not a one-line box: on a narrow page the text wraps instead of hiding.
+        text_box = widgets.Textarea(
             description="text",
-            placeholder="type a text, then press Enter",
-            continuous_update=False,  # retrace on Enter, not on every keystroke
+            placeholder="type a text; the merges are retraced when you leave the box",
+            continuous_update=False,  # retrace when the reader is done, not on every keystroke
+            rows=2,
             layout=widgets.Layout(width="auto"),
         )
         super().__init__(

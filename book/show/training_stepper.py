@@ -24,7 +24,7 @@ import ipywidgets as widgets
 
 from book.show.chips import chip_html, chips_html
 from book.show.stepper import Stepper
-from book.tokenizers.train_trace import (
+from book.tokenizers.bpe.training_trace import (
     TIE_BREAK_RULE,
     TrainingStep,
     byte_training_trace,
@@ -40,18 +40,27 @@ TRACES: dict[str, Callable[[str, int], list[TrainingStep]]] = {
 def pairs_table_html(step: TrainingStep, top: int) -> str:
     """The ``top`` most frequent pairs (more if tied at the cut), chosen pair and ties marked.
 
-    >>> from book.tokenizers.train_trace import char_training_trace
+    >>> from book.tokenizers.bpe.training_trace import char_training_trace
     >>> table = pairs_table_html(char_training_trace("ab ab", 1)[1], top=5)
     >>> table.count("<tr"), "tfs-chosen" in table  # a header, (a, b) and (b, </w>), tied at 2
     (3, True)
+    >>> "tie" in pairs_table_html(char_training_trace("ab ab b", 1)[0], top=5)  # one top pair
+    False
     """
     shown = list(step.counts[:top])
     # Never cut a tie in half: a reader must see every pair the tie-break chose between.
     shown += [item for item in step.counts[top:] if shown and item[1] == shown[-1][1]]
+    # "tie" only where two or more pairs share the top count; a lone top pair before any merge
+    # is the one the first round will merge, and is marked so.
+    tie = len(step.tied) > 1
     rows = []
     for pair, count in shown:
-        css = "tfs-chosen" if pair == step.chosen else "tfs-tie" if pair in step.tied else ""
-        mark = "← merged" if pair == step.chosen else "tie" if pair in step.tied else ""
+        if pair == step.chosen:
+            css, mark = "tfs-chosen", "← merged"
+        elif pair in step.tied:
+            css, mark = ("tfs-tie", "tie") if tie else ("", "top")
+        else:
+            css, mark = "", ""
         rows.append(
             f'<tr class="{css}"><td>{chip_html(pair[0])} {chip_html(pair[1])}</td>'
             f'<td class="tfs-n">{count}</td><td>{mark}</td></tr>'

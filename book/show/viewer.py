@@ -27,9 +27,17 @@ import ipywidgets as widgets
 
 from book.encodings import ENCODINGS, get_encoding
 from book.show.chips import CHIPS_CSS, Piece, chips_html
+from book.show.fallback import HIDE_STATIC_CSS, StaticFallback
+from book.show.fallback import static_html as fallback_html
+from book.show.stack import STACK_CSS, stack
 
 # The menu of the widget by default: gpt2 and r50k_base hold the same tokens, so one of them.
 DEFAULT_TOKENIZERS = ("gpt2", "cl100k_base", "o200k_base")
+# What the static copy shown before every viewer says (book.show.fallback).
+NEEDS_JS = (
+    "Switching tokenizers needs JavaScript (the widget's scripts did not load): the text is "
+    "shown under each of them. Run the notebook (Binder, Colab, Jupyter) to type your own text."
+)
 
 VIEWER_CSS = """<style>
 .tfs-tokview{margin:4px 0 10px}
@@ -219,11 +227,13 @@ def error_html(name: str, error: Exception) -> str:
     return f'<div class="tfs-tokview-error">{message}</div>'
 
 
-class TokenViewer(widgets.VBox):
+class TokenViewer(StaticFallback, widgets.VBox):
     """A text box, a menu of tokenizers and the token view of the text under the chosen one.
 
     ``text`` and ``tokenizer`` (the menu's label) can be set from code; ``view`` is the
-    :class:`TokenView` shown (None if that tokenizer refused the text).
+    :class:`TokenView` shown (None if that tokenizer refused the text). Displayed, it is
+    preceded by a static copy of every tokenizer's view, which the widget hides once it renders
+    (``book.show.fallback``).
     """
 
     def __init__(
@@ -239,15 +249,16 @@ class TokenViewer(widgets.VBox):
             raise ValueError("TokenViewer needs at least one tokenizer, e.g. ['o200k_base']")
         self._views: dict[str, TokenView | None] = {}
         self._text = ""
+        # "auto", not "100%": the widget's own margins would make it wider than the page.
         self._text_box = widgets.Textarea(
-            rows=rows, placeholder="type a text", layout=widgets.Layout(width="100%")
+            rows=rows, placeholder="type a text", layout=widgets.Layout(width="auto")
         )
         self._menu = widgets.Dropdown(options=list(self._tokenizers), description="tokenizer")
         self._html = [widgets.HTML() for _ in self._tokenizers]
-        self._stack = widgets.Stack(self._html, selected_index=0)
+        self._stack = stack(self._html, selected_index=0)
         # A browser-side link: the menu switches views in the static book, where no kernel runs.
         self._link = widgets.jslink((self._menu, "index"), (self._stack, "selected_index"))
-        style = widgets.HTML(CHIPS_CSS + VIEWER_CSS)
+        style = widgets.HTML(CHIPS_CSS + VIEWER_CSS + HIDE_STATIC_CSS + STACK_CSS)
         super().__init__([style, self._text_box, self._menu, self._stack])
         self._owned = [self._link, *self._html, self._stack, self._menu, self._text_box, style]
         self.text = text
@@ -296,6 +307,11 @@ class TokenViewer(widgets.VBox):
     def view_html(self) -> str:
         """The HTML shown for the chosen tokenizer."""
         return self._html[self._menu.index].value
+
+    def static_html(self) -> str:
+        """The page's copy for readers whose browser runs no widget: the text under each one."""
+        views = "".join(output.value for output in self._html)
+        return CHIPS_CSS + VIEWER_CSS + fallback_html(views, NEEDS_JS)
 
     def close(self) -> None:
         """Close this widget and every widget it made, the link included."""

@@ -1,4 +1,4 @@
-"""What every tokenizer of the book is: the one interface, and the one unknown token.
+"""What every tokenizer of the book is: the one interface, the unknown token, the shared members.
 
 Five tokenizers are built in chapters 02-06 (characters, words, character-level BPE,
 byte-level BPE, regex BPE) and two more in chapter 10 (WordPiece, Unigram). They differ in
@@ -16,9 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
-# The text an unknown character or word decodes to, in every tokenizer that has one.
-# (WordPiece's ``[UNK]`` is the library convention it is compared with, a parameter there.)
-UNK = "<unk>"
+from book.tokenizers.errors import UnknownTokenError, tokens_for_ids
+
+# The unknown token: what a character or word outside the vocabulary becomes when a tokenizer
+# allows it (``unk=True``), and how it decodes. SentencePiece spells it the same way; BERT's
+# vocabularies spell it "[UNK]", WordPiece's default (as in Hugging Face tokenizers).
+UNK_TOKEN = "<unk>"
+N_BYTES = 256  # the byte values: byte-level BPE starts from them, byte fallback spells with them
 
 
 @runtime_checkable
@@ -44,6 +48,86 @@ class Tokenizer(Protocol):
     def decode(self, ids: Iterable[int]) -> str: ...
 
     def token_bytes(self, token_id: int) -> bytes: ...
+
+
+class Described:
+    """The ``repr`` every tokenizer shows: its class, ``n_vocab`` and what ``_describe`` adds.
+
+    >>> from book.tokenizers import ByteTokenizer
+    >>> ByteTokenizer()
+    ByteTokenizer(n_vocab=256, merges=0)
+    """
+
+    n_vocab: int
+
+    def _describe(self) -> dict[str, object]:
+        """The settings that tell two tokenizers of the class apart (shown by ``repr``)."""
+        return {}
+
+    def __repr__(self) -> str:
+        fields = [f"n_vocab={self.n_vocab}"]
+        fields += [f"{name}={value!r}" for name, value in self._describe().items()]
+        return f"{type(self).__name__}({', '.join(fields)})"
+
+
+class StrVocabulary(Described):
+    """The members of a tokenizer whose tokens are strings, listed by id in ``vocab``.
+
+    ``vocab[i]`` is the token with id ``i`` and ``token_to_id`` the way back; the unknown token,
+    if the tokenizer has one, is in both. ``n_vocab``, ``token_bytes`` and the error for text
+    that no token spells are defined here once.
+
+    >>> from book.tokenizers import CharTokenizer
+    >>> tok = CharTokenizer(["a", "é"])
+    >>> tok.vocab, tok.token_to_id, tok.n_vocab, tok.token_bytes(1)
+    (['a', 'é'], {'a': 0, 'é': 1}, 2, b'\\xc3\\xa9')
+    """
+
+    vocab: list[str]
+    token_to_id: dict[str, int]
+
+    @property
+    def n_vocab(self) -> int:
+        """Number of ids: ids run from 0 to ``n_vocab - 1``."""
+        return len(self.vocab)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """The UTF-8 bytes of the token with id ``token_id``, as stored (``b"##ing"``)."""
+        return self.tokens_of([token_id])[0].encode("utf-8")
+
+    def tokens_of(self, ids: Iterable[int]) -> list[str]:
+        """The tokens with ``ids``; an id that names no token is an :class:`UnknownIdError`."""
+        return tokens_for_ids(self.vocab, ids, self.n_vocab)
+
+    def unknown_token_error(
+        self, token: str, where: str, position: int, keep: str = ""
+    ) -> UnknownTokenError:
+        """The error for ``token`` (described by ``where``), which no token of the vocabulary
+        spells, and what to do: train on text that holds it (with options that ``keep`` it),
+        or allow the unknown token.
+
+        >>> from book.tokenizers import CharTokenizer
+        >>> print(CharTokenizer(["a"]).unknown_token_error("b", "at position 3", 3))
+        'b' (U+0062) at position 3 is not in the vocabulary (1 tokens). Train on text that \
+contains it, or pass unk=True to CharTokenizer.train to encode it as <unk>.
+        """
+        spelled = describe_char(token) if len(token) == 1 else repr(token)
+        return UnknownTokenError(
+            f"{spelled} {where} is not in the vocabulary ({self.n_vocab} tokens). Train on text "
+            f"that contains it{keep}, or pass unk=True to {type(self).__name__}.train to "
+            f"encode it as {UNK_TOKEN}.",
+            token=token,
+            position=position,
+        )
+
+
+def describe_char(ch: str) -> str:
+    r"""A character as a reader can identify it, even when invisible: repr and code point.
+
+    >>> print(describe_char("é"), describe_char("\n"))
+    'é' (U+00E9) '\n' (U+000A)
+    """
+    return f"{ch!r} (U+{ord(ch):04X})"
 
 
 def check_train_vocab_size(vocab_size: object, minimum: int, what: str) -> int:

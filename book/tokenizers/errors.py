@@ -104,16 +104,21 @@ class InvalidUTF8Error(UnicodeDecodeError):
                 "The id list was cut before the rest of the character (e.g. truncated, or "
                 "generation stopped), since byte-level tokens can split a character"
             )
+            advice = (
+                "Decode with errors='replace' to show U+FFFD in their place, or decode once the "
+                "ids of the rest of the character are there."
+            )
         else:
             what = (
-                f"{where} bytes {bad.hex(' ')}, which are not valid UTF-8 here "
-                f"({error.reason}): the ids cut a multi-byte character in half, or hold its "
-                "bytes out of order"
+                f"{where} bytes {bad.hex(' ')}, which are not valid UTF-8 ({error.reason}) and "
+                "cannot become valid whatever ids follow: the ids were cut or reordered, come "
+                "from another tokenizer, or a model emitted them in this order"
             )
-        reason = (
-            f"{what}. Decode with errors='replace' to show U+FFFD in their place, or decode "
-            "once the rest of the character's ids are there."
-        )
+            advice = (
+                "Decode with errors='replace' to show U+FFFD in their place, and check where the "
+                "ids came from."
+            )
+        reason = f"{what}. {advice}"
         made = cls("utf-8", error.object, error.start, error.end, reason)
         made.token_span = (first, last + 1)
         return made

@@ -105,16 +105,17 @@ def visit(chromium, widget_js) -> Iterator[Callable[..., Visit]]:
     """``visit(url) -> Visit``: open a page with CDN requests answered locally.
 
     ``visit(url, serve_widgets=False)`` refuses the widget scripts instead, as a reader's browser
-    that blocks them (or is offline) would.
+    that blocks them (or is offline) would. ``width`` is the window's width in CSS pixels.
     """
     contexts = []
     fetcher = widget_js
 
-    def open_page(url: str, serve_widgets: bool = True) -> Visit:
-        context = chromium.new_context(viewport={"width": 1100, "height": 900})
+    def open_page(url: str, serve_widgets: bool = True, width: int = 1100) -> Visit:
+        context = chromium.new_context(viewport={"width": width, "height": 900})
         contexts.append(context)
         visit = Visit(context.new_page())
-        visit.page.on("pageerror", lambda error: visit.errors.append(str(error)))
+        visit.page.on("pageerror", lambda error: visit.errors.append(f"uncaught: {error}"))
+        visit.page.on("console", visit.record_console)
 
         def route(route: Any) -> None:
             request_url = route.request.url

@@ -30,9 +30,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-# Page errors that come from the book theme, not from what we test: sphinx-thebe declares this
-# constant in two inline scripts on every page.
-HARMLESS_PAGE_ERRORS = ("Identifier 'THEBE_JS_URL' has already been declared",)
 # The scripts that render saved widgets (nb_ipywidgets_js): require.js and the embedder.
 WIDGET_SCRIPT = re.compile(r"/require(\.min)?\.js$|/@jupyter-widgets/")
 SCRIPT_TAG = re.compile(r"<script\b[^>]*>", re.IGNORECASE)
@@ -53,13 +50,19 @@ class Visit:
     """An open page plus what happened while it ran."""
 
     page: Any
-    errors: list[str] = field(default_factory=list)  # uncaught JavaScript errors
+    errors: list[str] = field(default_factory=list)  # uncaught errors and console errors
     served: list[str] = field(default_factory=list)  # CDN URLs answered from the local cache
     refused: list[str] = field(default_factory=list)  # outside URLs we could not answer
 
     def unexpected_errors(self) -> list[str]:
-        """JavaScript errors other than the theme's known harmless ones."""
-        return [e for e in self.errors if not any(h in e for h in HARMLESS_PAGE_ERRORS)]
+        """Every error the page met: uncaught exceptions, console errors, failed loads."""
+        return list(self.errors)
+
+    def record_console(self, message: Any) -> None:
+        """Keep a console message of type error, with the address it concerns."""
+        if message.type == "error":
+            where = message.location.get("url", "")
+            self.errors.append(f"console: {message.text}" + (f" ({where})" if where else ""))
 
 
 def sri_digest(integrity: str, path: Path) -> str:

@@ -28,14 +28,15 @@ from tiny_bpe import (
 
 from book.show.showcase import (
     BYTE_STEPPER_TEXT,
+    PARALLEL_VOCAB_SIZE,
     REGEX_STEPPER_ENCODING,
     REGEX_STEPPER_TEXT,
     STEPPER_TEXT,
     english_char_bpe,
-    parallel_byte_bpe,
-    tiktoken_regex_bpe,
+    parallel_text,
 )
-from book.tokenizers.trace import Step
+from book.tokenizers import ByteTokenizer, RegexTokenizer
+from book.tokenizers.bpe.trace import Step
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -84,12 +85,14 @@ PAGES = [
     StepperPage(
         "stepper-05_byte_bpe",
         built_book_page("chapters/05_byte_bpe.html"),
-        lambda: [parallel_byte_bpe().trace(BYTE_STEPPER_TEXT)],
+        lambda: [
+            ByteTokenizer.train(parallel_text(), PARALLEL_VOCAB_SIZE).trace(BYTE_STEPPER_TEXT)
+        ],
     ),
     StepperPage(
         "stepper-06_pretokenization",
         built_book_page("chapters/06_pretokenization.html"),
-        lambda: [tiktoken_regex_bpe(REGEX_STEPPER_ENCODING).trace(REGEX_STEPPER_TEXT)],
+        lambda: [RegexTokenizer.from_tiktoken(REGEX_STEPPER_ENCODING).trace(REGEX_STEPPER_TEXT)],
     ),
 ]
 

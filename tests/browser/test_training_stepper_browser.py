@@ -11,7 +11,7 @@ import pytest
 from tiny_bpe import TRAINING_CORPUS
 
 from book.show.stepper import NEEDS_JS
-from book.tokenizers.train_trace import TIE_BREAK_RULE, char_training_trace
+from book.tokenizers.bpe.training_trace import TIE_BREAK_RULE, char_training_trace
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

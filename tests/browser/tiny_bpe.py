@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from itertools import pairwise
 
-from book.tokenizers.trace import Step, initial_step
+from book.tokenizers.bpe.trace import Step, initial_step
 
 Pair = tuple[str, str]
 

@@ -1,0 +1,107 @@
+"""SentencePiece's conventions for text: spaces become ``▁``, and byte pieces for the unknown.
+
+SentencePiece does not pre-tokenize. It treats the text as one sequence of characters in which
+the space is a character like any other, written ``▁`` (U+2581, LOWER ONE EIGHTH BLOCK) so that
+a piece such as ``▁the`` shows that it starts a word. With the default switches, it also
+removes leading and trailing spaces, squeezes runs of spaces into one, and puts a ``▁`` in
+front of the text (the "dummy prefix"), so that the first word looks like every other word.
+Only U+0020 counts as a space here: tabs and newlines are ordinary characters.
+
+>>> normalize("Hello  world ")
+'▁Hello▁world'
+>>> normalize("Hello  world ", add_dummy_prefix=False, remove_extra_whitespaces=False)
+'Hello▁▁world▁'
+"""
+
+from __future__ import annotations
+
+import re
+
+SPACE = "\u2581"  # ▁, the visible space of SentencePiece pieces
+BYTE_PIECE = re.compile(r"<0x([0-9A-F]{2})>")
+
+
+def normalize(
+    text: str,
+    *,
+    add_dummy_prefix: bool = True,
+    remove_extra_whitespaces: bool = True,
+    escape_whitespaces: bool = True,
+) -> str:
+    """The text SentencePiece segments: spaces handled as the three switches say (see above).
+
+    Follows ``Normalizer::Normalize`` of SentencePiece with the identity rule, step by step.
+
+    >>> normalize("   "), normalize("a b", escape_whitespaces=False)
+    ('', ' a b')
+    """
+    space = SPACE if escape_whitespaces else " "
+    if remove_extra_whitespaces:
+        text = text.lstrip(" ")
+    if not text:
+        return ""
+    out = [space] if add_dummy_prefix else []
+    previous_was_space = remove_extra_whitespaces
+    for ch in text:
+        if ch == " " and previous_was_space:
+            continue
+        out.append(space if ch == " " else ch)
+        if remove_extra_whitespaces:
+            previous_was_space = ch == " "
+    normalized = "".join(out)
+    if remove_extra_whitespaces:
+        # SentencePiece strips the space marker at the end, even a literal ▁ the text held.
+        while normalized.endswith(space):
+            normalized = normalized[: -len(space)]
+    return normalized
+
+
+def byte_piece(byte: int) -> str:
+    """The piece that stands for one byte when byte fallback is on.
+
+    >>> byte_piece(0xE2), byte_piece(10)
+    ('<0xE2>', '<0x0A>')
+    """
+    return f"<0x{byte:02X}>"
+
+
+def piece_byte(piece: str) -> int | None:
+    """The byte a piece like ``<0xE2>`` stands for, or None for any other piece.
+
+    >>> piece_byte("<0xE2>"), piece_byte("▁the")
+    (226, None)
+    """
+    match = BYTE_PIECE.fullmatch(piece)
+    return int(match.group(1), 16) if match else None
+
+
+def _char_length(lead: int) -> int:
+    """The length of a UTF-8 character that starts with byte ``lead`` (1 if none can)."""
+    if 0xC2 <= lead <= 0xDF:
+        return 2
+    if 0xE0 <= lead <= 0xEF:
+        return 3
+    if 0xF0 <= lead <= 0xF4:
+        return 4
+    return 1
+
+
+def decode_bytes(data: bytes) -> str:
+    """Bytes from byte pieces as text, one U+FFFD per byte that does not start a whole character.
+
+    That is how SentencePiece decodes a run of byte pieces; Python's ``errors="replace"``
+    would show one U+FFFD for a whole cut-off character instead.
+
+    >>> decode_bytes("é".encode() + b"\\xe2\\x82")
+    'é��'
+    """
+    chars, pos = [], 0
+    while pos < len(data):
+        size = _char_length(data[pos])
+        try:
+            chars.append(data[pos : pos + size].decode("utf-8"))
+            pos += size
+        except UnicodeDecodeError:
+            chars.append("\ufffd")
+            pos += 1
+    return "".join(chars)
