@@ -134,6 +134,13 @@ class _Client(NotebookClient):
         self.interrupted = True
         await self.km.interrupt_kernel()
 
+    async def kernel_started(self) -> None:
+        """Called in each new kernel before any cell runs (a subclass may prepare it)."""
+
+    def replayed(self, index: int) -> bool:
+        """Whether a finished cell runs again in a new kernel: all of them, here."""
+        return True
+
 
 def _client(nb: NotebookNode, timeout: float, cwd: Path) -> _Client:
     """A client for nb with a per-cell timeout, run in cwd, leaving no timing metadata."""
@@ -163,8 +170,9 @@ async def _run(client: _Client, cells: list[NotebookNode], timeout: float) -> di
     pending = [index for index, cell in enumerate(cells) if cell.cell_type == "code"]
     while pending:
         async with client.async_setup_kernel(stderr=subprocess.DEVNULL):  # no kernel log noise
+            await client.kernel_started()
             try:
-                for index in finished:  # a new kernel: rebuild the state the learner had
+                for index in filter(client.replayed, finished):  # rebuild the learner's state
                     client.interrupted = False
                     await client.async_execute_cell(copy.deepcopy(cells[index]), index)
             except (_Stuck, DeadKernelError):
@@ -182,8 +190,9 @@ async def _run(client: _Client, cells: list[NotebookNode], timeout: float) -> di
                         f"timed out after {timeout:g} s and ignored the interrupt; kernel restarted"
                     )
                     break
-                except DeadKernelError:
-                    problems[index] = "the kernel died while running this cell; kernel restarted"
+                except DeadKernelError as error:
+                    died = getattr(error, "problem", "the kernel died while running this cell")
+                    problems[index] = f"{died}; kernel restarted"
                     break
                 if client.interrupted:
                     problems[index] = (

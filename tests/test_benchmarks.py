@@ -1,6 +1,6 @@
-"""The benchmark script runs end to end and prints its tables (it asserts nothing about time).
+"""The benchmark scripts run end to end and print their tables (they assert nothing about time).
 
-The script itself checks, before timing, that the book's encoder and tiktoken give the same ids
+bench_bpe checks, before timing, that the book's encoder and tiktoken give the same ids
 and that both trainers learn 1,000 merges.
 """
 
@@ -28,3 +28,14 @@ def test_benchmark_runs_and_prints_every_table(capsys):
         "Dask, 2 workers",
     ]
     assert sum(row.startswith("count ") and "peak RSS +" in row for row in rows) == 2
+
+
+@pytest.mark.slow
+def test_grading_benchmark_runs_and_compares_the_two_runs(capsys):
+    bench = runpy.run_path(str(ROOT / "benchmarks" / "bench_grade.py"))
+    bench["main"](
+        ["--count", "2", "--notebook", str(ROOT / "solutions" / "01_text_to_numbers.ipynb")]
+    )
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0] == "2 notebooks (01_text_to_numbers.ipynb), one seed, same grades both ways"
+    assert rows[1].startswith("--jobs 1 ") and rows[2].endswith("of the --jobs 1 time)")

@@ -7,7 +7,6 @@ instead of graphemes. The judge's tasks are graded here too, in this process: th
 solutions earn every point, unattempted answers none, and half-right answers part.
 """
 
-import json
 import random
 
 import pytest
@@ -16,25 +15,12 @@ from check_helpers import line, passes
 
 from book import corpora
 from book.checks import answers, ch01
-from book.grading import harness
-from book.grading.verdict import judge_task
+from book.grading.calls import judge_in_process
 
 
 def grade_locally(tasks, answers: dict, tmp_path) -> dict[str, int]:
     """{task: points} that the judge gives answers (name -> object), calls run in this process."""
-    points = {}
-    for index, task in enumerate(tasks):
-        spec = {
-            "task": task.name,
-            "answers": list(task.answers),
-            "setup": task.setup,
-            "data": harness.to_wire(task.data),
-            "calls": [[call.expr, harness.to_wire(list(call.args))] for call in task.calls],
-        }
-        out = tmp_path / f"record-{index}.json"
-        harness.run(dict(answers), json.dumps(spec), str(out))
-        points[task.name] = judge_task(task, json.loads(out.read_text())).points
-    return points
+    return {grade.task: grade.points for grade in judge_in_process(tasks, dict(answers))}
 
 
 def utf8_length_right(code_point):

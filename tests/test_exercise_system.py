@@ -24,7 +24,7 @@ from notebook_paths import notebooks
 from book import exercises, grade
 from book.checks import core, demo
 from book.exercises import make_exercise, solution_blocks, strip_solutions
-from book.grading import judge
+from book.grading import judge, submission
 from book.notebooks import ROOT, is_check_cell, notebook_text, read_notebook
 
 DEMO = Path(__file__).parent / "fixtures" / "solutions" / "99_demo.ipynb"
@@ -584,7 +584,7 @@ def test_check_cells_are_left_out_wherever_they_are_and_however_edited():
     learner.cells.insert(
         6, nbformat.v4.new_code_cell("euro_bytes = 3")
     )  # and an answer where it was
-    cells, numbers = judge.learner_cells(learner, grade.check_matcher(pristine))
+    cells, numbers = judge.learner_cells(learner, submission.check_matcher(pristine))
     assert [cell.source for cell in cells] == [
         cell.source
         for k, cell in enumerate(learner.cells)

@@ -12,6 +12,7 @@ import os
 import random
 import subprocess
 import sys
+import sysconfig
 from collections import Counter
 from pathlib import Path
 
@@ -23,10 +24,11 @@ from notebook_paths import notebooks
 
 from book import grade
 from book.checks.spec import Call, Raises, Task, function_task
-from book.grading import guard, judge, sandbox, stubs
+from book.grading import sandbox, stubs, submission
+from book.grading.calls import Calls
 from book.grading.harness import Opaque, from_wire, to_wire
-from book.grading.verdict import judge_task
-from book.notebooks import ROOT, read_notebook
+from book.grading.verdict import CallOutcome, judge_task
+from book.notebooks import ROOT, NotebookError, read_notebook
 
 CHAPTERS = notebooks("exercises")
 
@@ -106,19 +108,26 @@ def _task() -> Task:
     )
 
 
-def _record(*results, answers=None) -> dict:
-    """A harness record with these results for double."""
-    return {
-        "answers": answers
-        if answers is not None
-        else {"double": {"callable": True, "type": "function", "repr": "f"}},
-        "results": list(results),
-        "setup_error": "",
-    }
+def _record(*results, answers=None) -> list[CallOutcome]:
+    """The calls' outcomes of double: one checked line per result."""
+    info = {"double": {"callable": True, "type": "function", "repr": "f"}}
+    return [
+        CallOutcome(
+            {
+                "kind": "call",
+                "id": f"c{k}",
+                "answers": info if answers is None else answers,
+                "setup_error": "",
+                "printed": [],
+                "result": result,
+            }
+        )
+        for k, result in enumerate(results)
+    ]
 
 
 def ok(value) -> dict:
-    return {"ok": to_wire(value)}
+    return {"ok": value}
 
 
 def raised(*classes: str, message: str = "boom") -> dict:
@@ -172,28 +181,57 @@ def test_failures_say_what_went_wrong(results, kind, text):
 
 
 def test_undefined_and_uncallable_answers():
-    assert judge_task(_task(), _record(answers={})).message.startswith(
+    assert judge_task(_task(), _record(ok(2), answers={})).message.startswith(
         "`double` is not defined yet"
     )
     info = {"double": {"callable": False, "type": "int", "repr": "42"}}
     assert (
-        judge_task(_task(), _record(answers=info)).message
+        judge_task(_task(), _record(ok(2), answers=info)).message
         == "`double` should be a function, but it is int 42."
     )
 
 
 @pytest.mark.parametrize(
-    "problem, status, kind",
+    "problem, kind, status, says",
     [
-        ("timed out after 5 s (an endless loop?) and was interrupted", "timed out", "timeout"),
-        ("the kernel died while running this cell; kernel restarted", "error", "kernel died"),
-        ("not run: the notebook's total time limit was reached", "not run", "not run"),
-        (None, "error", "no result"),
+        ("timed out after 5 s (an endless loop?) and was interrupted", "timeout", "timed out", ""),
+        ("the kernel died while running this cell; kernel restarted", "kernel died", "error", ""),
+        ("not run: the notebook's total time limit was reached", "not run", "not run", ""),
+        ("", "no result", "error", "did the notebook replace sys.audit"),
+        (
+            "the kernel's record of this call is malformed (line.id: text expected)",
+            "malformed",
+            "error",
+            "malformed (line.id",
+        ),
     ],
 )
-def test_no_record_means_zero_and_says_why(problem, status, kind):
-    grade_ = judge_task(_task(), None, problem)
+def test_no_usable_line_means_zero_and_says_why(problem, kind, status, says):
+    grade_ = judge_task(_task(), [CallOutcome(None, problem, kind)])
     assert (grade_.points, grade_.status, grade_.error_class) == (0, status, kind)
+    assert says in grade_.message and "ipykernel" not in grade_.message
+
+
+def test_a_keyboard_interrupt_the_answer_raises_is_named_as_such():
+    grade_ = judge_task(_task(), _record(raised("KeyboardInterrupt", "BaseException", message="")))
+    assert grade_.message.startswith("double(1) raised KeyboardInterrupt")
+    assert "replace" not in grade_.message
+
+
+def test_values_that_read_the_same_say_where_they_differ():
+    long = list(range(200))
+    task = function_task("f", 1, [(0,)], lambda x: long)
+    info = {"f": {"callable": True, "type": "function", "repr": "f"}}
+    line = {
+        "kind": "call",
+        "id": "c",
+        "answers": info,
+        "result": ok(long[:150] + [-1] + long[151:]),
+    }
+    message = judge_task(task, [CallOutcome(line)]).message
+    assert "(at [150]: expected 150, got -1)" in message and "type list, not list" not in message
+    line["result"] = ok(tuple(long))
+    assert "(type tuple, not list)" in judge_task(task, [CallOutcome(line)]).message
 
 
 # --- what the check modules give the judge -------------------------------------------------------
@@ -223,9 +261,22 @@ def test_judge_tasks_are_the_exercise_tasks_with_hidden_cases_per_seed(exercise)
 
 
 def test_expected_values_never_reach_the_kernel(tmp_path):
-    task = Task("secret", 1, ("f",), [Call("f(1)", "f(a0)", (1,), "EXPECTED-VALUE-2718")])
-    source = judge.task_cell(task, tmp_path / "out.json", 5).source
-    assert "EXPECTED-VALUE-2718" not in source and "f(a0)" in source
+    class Recorder:
+        sent: list = []
+
+        def send(self, message):
+            self.sent.append(json.dumps(message))
+
+        def take(self):
+            return []
+
+    task = Task("secret", 1, ("f",), [Call("f(1)", "f(a0)", (1,), "EXPECTED-VALUE-2718")] * 2)
+    calls = Calls([task], Recorder(), 1, 5)
+    sources = [cell.source for cell in calls.cells()]
+    assert calls.before(1, calls.cells()[0])
+    assert "EXPECTED-VALUE-2718" not in "".join(sources + Recorder.sent)
+    assert "f(a0)" in Recorder.sent[0] and "f(a0)" not in "".join(sources)
+    assert len(Recorder.sent) == 1  # the second call's inputs wait for its own cell
 
 
 # --- the restricted package and the guard --------------------------------------------------------
@@ -250,8 +301,11 @@ def restricted(tmp_path_factory) -> Path:
     return stubs.restricted_copy(tmp_path_factory.mktemp("lib"), ("book.tokenizers",))
 
 
-def test_stubs_import_but_refuse_every_use_and_keep_a_log(restricted):
+def test_stubs_import_but_refuse_every_use_and_report_it(restricted):
     code = """
+import sys
+reported = []
+sys.addaudithook(lambda event, args: reported.append(args[0]) if event == "book.grade.used" else 0)
 import book._grading_stub as log
 from book import corpora
 from book.tokenizers import CharTokenizer
@@ -267,7 +321,7 @@ for attempt in (lambda: CharTokenizer.train("ab"), lambda: Direct(["a"]), lambda
         outcomes.append("allowed")
     except log.ReferenceUnavailable as error:
         outcomes.append(str(error))
-print(len(corpora.english("train")) > 1000, outcomes, log.LOG, sep="\\n")
+print(len(corpora.english("train")) > 1000, outcomes, reported, sep="\\n")
 """
     done = _run_python(code, restricted)
     assert done.returncode == 0, done.stderr
@@ -285,47 +339,63 @@ print(len(corpora.english("train")) > 1000, outcomes, log.LOG, sep="\\n")
     assert not stubbed.read_text().count("def ")
 
 
-def test_the_guard_refuses_processes_network_hidden_files_and_writes(tmp_path):
-    scratch, hidden = tmp_path / "scratch", tmp_path / "hidden"
-    scratch.mkdir(), hidden.mkdir()
-    (hidden / "answer.txt").write_text("42")
-    config = {"forbidden": [str(hidden)], "allowed": [], "writable": [str(scratch)], "noted": []}
-    code = (
-        Path(guard.__file__).read_text(encoding="utf-8")
-        + f"""
-log = []
-install({config!r}, log)
-import os, socket, subprocess
-results = []
-for attempt in (lambda: open({str(hidden / "answer.txt")!r}).read(),
-                lambda: open({str(tmp_path / "x")!r}, "w"),
-                lambda: subprocess.run(["true"]), lambda: os.system("true"),
-                lambda: socket.create_connection(("localhost", 9)),
-                lambda: open({str(scratch / "ok")!r}, "w")):
-    try:
-        attempt()
-        results.append("allowed")
-    except PermissionError as error:
-        results.append("refused")
-print(results)
-print(len(log))
-"""
-    )
-    done = _run_python(code)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == [str(["refused"] * 5 + ["allowed"]), "5"]
-
-
-def test_bubblewrap_hides_the_repository_and_mounts_the_restricted_copy(tmp_path):
+def test_the_sandbox_is_an_allow_list(tmp_path):
     box = sandbox.Sandbox("/usr/bin/bwrap", "test")
-    args = sandbox.bwrap_args(box, tmp_path / "scratch", tmp_path / "lib", sandbox.hidden_paths([]))
-    assert ["--tmpfs", str(ROOT)] == args[args.index(str(ROOT)) - 1 : args.index(str(ROOT)) + 1]
-    assert {"--unshare-all", "--die-with-parent"} <= set(args)
+    environment = sandbox.python_environment()
+    view = sandbox.View(environment, tmp_path / "scratch", tmp_path / "lib")
+    args = view.bwrap_args(box)
+    mounted = {args[k + 2] for k, arg in enumerate(args) if arg in ("--ro-bind", "--bind")}
+    assert "/" not in mounted and str(Path.home()) not in mounted and "/tmp" not in mounted
+    assert {
+        str(Path(sys.prefix).resolve()),
+        str(stubs.PACKAGE),
+        str(tmp_path / "scratch"),
+    } <= mounted
+    environment_root = Path(sys.prefix).resolve()  # .venv may live in the repository
+    assert not any(
+        Path(path).is_relative_to(ROOT) and not Path(path).is_relative_to(environment_root)
+        for path in mounted - {str(stubs.PACKAGE)}
+    )
     assert args[args.index(str(stubs.PACKAGE)) - 2 : args.index(str(stubs.PACKAGE))] == [
         "--ro-bind",
         str(tmp_path / "lib" / "book"),
     ]
-    assert sandbox.find_sandbox("none").note.startswith("sandbox: none")
+    assert {"--unshare-all", "--die-with-parent"} <= set(args)
+    base = Path(sysconfig.get_paths()["stdlib"]) / "site-packages"
+    if base.is_dir() and str(base.resolve()) not in map(os.path.realpath, sys.path):
+        assert str(base.resolve()) in environment.masked  # a site-packages not on the path: hidden
+
+
+def test_a_copy_of_the_course_among_the_packages_is_hidden(tmp_path):
+    (tmp_path / "course_copy" / "grading").mkdir(parents=True)
+    (tmp_path / "course_copy" / "grading" / "judge.py").write_text("")
+    (tmp_path / "numpy").mkdir()
+    assert sandbox._course_copies(tmp_path) == [tmp_path / "course_copy"]
+
+
+def test_the_kernel_environment_is_clean(tmp_path):
+    env = sandbox.kernel_env(tmp_path, tmp_path / "lib", 7, 1)
+    assert env["PYTHONHASHSEED"] == "7" and env["HOME"] == str(tmp_path)
+    assert not set(env) & {"USER", "LOGNAME", "SSH_AUTH_SOCK", "VIRTUAL_ENV", "PWD"}
+    done = subprocess.run(
+        [sys.executable, "-m", "book.grading.launch", "--env", "ONLY=this", "--", "/usr/bin/env"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "GRADER_SECRET": "s3cr3t"},
+        check=True,
+    )
+    assert done.stdout == "ONLY=this\n"
+
+
+def test_without_bubblewrap_the_grader_refuses_and_says_what_to_do(monkeypatch):
+    sandbox.find_sandbox.cache_clear()
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    try:
+        with pytest.raises(sandbox.Unavailable, match="apt-get install bubblewrap.*--sandbox none"):
+            sandbox.find_sandbox("bubblewrap")
+        assert "NOT isolated" in sandbox.find_sandbox("none").note
+    finally:
+        sandbox.find_sandbox.cache_clear()
 
 
 # --- identity and learners -----------------------------------------------------------------------
@@ -334,18 +404,19 @@ def test_bubblewrap_hides_the_repository_and_mounts_the_restricted_copy(tmp_path
 def test_exercise_from_metadata_then_file_name_else_a_clear_error():
     nb = nbformat.v4.new_notebook(metadata={"book": {"exercise": "02_characters"}})
     names = ["01_text_to_numbers", "02_characters"]
-    assert grade.exercise_of(Path("alice.ipynb"), nb, names) == "02_characters"
-    assert grade.exercise_of(
+    assert submission.exercise_of(Path("alice.ipynb"), nb, names) == "02_characters"
+    assert submission.exercise_of(
         Path("bob_01_text_to_numbers.ipynb"), nbformat.v4.new_notebook(), names
     ) == ("01_text_to_numbers")
-    with pytest.raises(grade.NotebookError, match="its metadata has no book.exercise"):
-        grade.exercise_of(Path("carol.ipynb"), nbformat.v4.new_notebook(), names)
+    with pytest.raises(NotebookError, match="its metadata has no book.exercise"):
+        submission.exercise_of(Path("carol.ipynb"), nbformat.v4.new_notebook(), names)
     assert (
-        grade.learner_name(Path("s/alice_02_characters.ipynb"), "02_characters", [Path("s")])
+        submission.learner_name(Path("s/alice_02_characters.ipynb"), "02_characters", [Path("s")])
         == "alice"
     )
     assert (
-        grade.learner_name(Path("s/bob/02_characters.ipynb"), "02_characters", [Path("s")]) == "bob"
+        submission.learner_name(Path("s/bob/02_characters.ipynb"), "02_characters", [Path("s")])
+        == "bob"
     )
 
 

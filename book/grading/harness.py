@@ -1,33 +1,33 @@
-"""The code the judge runs in the learner's kernel after the learner's cells: calls, no verdicts.
+"""One of the judge's calls, run in the learner's kernel by the guard's hook: its outcome as data.
 
-Its text is sent as one cell per task (so it must use the standard library only: the book's
-modules are stubs in the graded kernel). For each call of the task it evaluates the call's
-expression on freshly decoded arguments and records either the plain value returned or the
-exception raised, then writes the record as JSON to a file whose name the learner's code could
-not know in advance. The judge compares the values with expected values it computed itself.
+For a call the judge sends (``spec``: the task's answers, data and setup, the call's expression
+and arguments), the learner's answers are looked up in the notebook's namespace, the setup runs
+on the data, the expression is evaluated on freshly decoded arguments, and the outcome becomes
+plain data: the value returned, or the exception raised. The guard runs this inside its audit
+hook, registers each namespace here as the grader's (``protect``) so that the learner's code
+cannot reach their frames, and sends the outcome itself. Nothing here writes anywhere, and it
+uses only the builtins and the helpers the guard captured before the learner's code ran.
 
 The wire format, shared with the judge: JSON where lists, str, int, float, bool and None stand
 for themselves and the other plain types are tagged: {"t": [...]} a tuple, {"b": base64} bytes,
 {"d": [[key, value], ...]} a dict (in order, any keys), {"s": [...]} a set, {"f": [...]} a
-frozenset, and
-{"x": type name, "r": repr} anything else, which equals nothing.
+frozenset, and {"x": type name, "r": repr} anything else, which equals nothing.
 
 >>> value = {(1, 2): [b"ab", {3.0, None}], "k": (True,)}
+>>> import json
 >>> from_wire(json.loads(json.dumps(to_wire(value)))) == value
 True
 >>> to_wire(type("Liar", (int,), {})(3))
 {'x': 'Liar', 'r': '3'}
 """
 
-import base64
-import contextlib
-import io
-import json
-import os
-import sys
+if __name__ != "grader":  # in the judge; in the kernel the guard provides these, captured early
+    import sys
+    from binascii import a2b_base64, b2a_base64
+    from io import StringIO
 
 MAX_DEPTH = 60
-GRADING_LOG = "book._grading_stub"  # the stub support module; its LOG lists uses of blocked code
+PASS_MARK = "\u2714"  # how a check's passing line starts
 
 
 class Opaque:
@@ -53,7 +53,7 @@ def to_wire(value, depth=0):
     if value is None or kind in (bool, int, float, str):
         return value
     if kind is bytes:
-        return {"b": base64.b64encode(value).decode("ascii")}
+        return {"b": b2a_base64(value, newline=False).decode("ascii")}
     if kind is tuple:
         return {"t": [to_wire(item, depth + 1) for item in value]}
     if isinstance(value, list):
@@ -66,97 +66,88 @@ def to_wire(value, depth=0):
         text = repr(value)
     except Exception:  # the learner's __repr__ may raise anything
         text = f"<{kind.__name__} object>"
-    return {"x": kind.__name__, "r": text[:200]}
+    return {"x": kind.__name__, "r": str.__str__(text)[:200] if isinstance(text, str) else "?"}
 
 
-def from_wire(data):
-    """The value to_wire encoded (an untagged dict is an error: the wire never makes one)."""
+def from_wire(data, depth=0):
+    """The value to_wire encoded; ValueError for anything to_wire never makes."""
+    if depth > MAX_DEPTH:
+        raise ValueError("a value nested too deeply")
     if isinstance(data, list):
-        return [from_wire(item) for item in data]
+        return [from_wire(item, depth + 1) for item in data]
     if not isinstance(data, dict):
         return data
-    if "t" in data:
-        return tuple(from_wire(item) for item in data["t"])
-    if "b" in data:
-        return base64.b64decode(data["b"])
-    if "d" in data:
-        return {from_wire(k): from_wire(v) for k, v in data["d"]}
-    if "s" in data:
-        return {from_wire(item) for item in data["s"]}
-    if "f" in data:
-        return frozenset(from_wire(item) for item in data["f"])
-    if "x" in data:
-        return Opaque(str(data["x"]), str(data.get("r", "")))
-    raise ValueError(f"not a wire value: {sorted(data)}")
+    if len(data) == 1 and "t" in data and isinstance(data["t"], list):
+        return tuple(from_wire(item, depth + 1) for item in data["t"])
+    if len(data) == 1 and "b" in data and isinstance(data["b"], str):
+        return a2b_base64(data["b"].encode("ascii"))
+    if len(data) == 1 and "d" in data and isinstance(data["d"], list):
+        pairs = [pair for pair in data["d"] if isinstance(pair, list) and len(pair) == 2]
+        if len(pairs) != len(data["d"]):
+            raise ValueError("a dict whose items are not [key, value] pairs")
+        return {from_wire(k, depth + 1): from_wire(v, depth + 1) for k, v in pairs}
+    if len(data) == 1 and "s" in data and isinstance(data["s"], list):
+        return {from_wire(item, depth + 1) for item in data["s"]}
+    if len(data) == 1 and "f" in data and isinstance(data["f"], list):
+        return frozenset(from_wire(item, depth + 1) for item in data["f"])
+    if set(data) == {"x", "r"} and isinstance(data["x"], str) and isinstance(data["r"], str):
+        return Opaque(data["x"], data["r"])
+    raise ValueError(f"not a wire value: {sorted(map(str, data))[:5]}")
 
 
 def describe(value):
     """What the judge needs to know of an answer: callable or not, its type and a short repr."""
     try:
-        text = repr(value)[:60]
+        text = str.__str__(repr(value))[:60]
     except Exception:
         text = "?"
     return {"callable": callable(value), "type": type(value).__name__, "repr": text}
 
 
-def outcome(expr, names, printed):
+def outcome(expr, scope, printed):
     """{"ok": wire value} or {"raised": [class names, most derived first], "message": text}.
 
     What the call prints is kept from the notebook; a line that looks like a check's verdict is
     added to printed, so the report can say the answer printed one.
     """
-    quiet = io.StringIO()
+    quiet = StringIO()
+    saved = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = quiet
     try:
-        with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
-            value = eval(expr, names)
-        return {"ok": to_wire(value)}
-    except KeyboardInterrupt:
-        raise  # the judge's time limit: the cell must stop
-    except BaseException as error:  # SystemExit too: a call must not end the grading
+        return {"ok": to_wire(eval(expr, scope))}
+    except BaseException as error:  # SystemExit and KeyboardInterrupt too: the judge says which
         classes = [cls.__name__ for cls in type(error).__mro__]
         try:
-            message = str(error)[:200]
-        except Exception:
+            message = str.__str__(str(error))[:200]
+        except BaseException:
             message = ""
         return {"raised": classes, "message": message}
     finally:
+        sys.stdout, sys.stderr = saved
         text = quiet.getvalue()
-        if not printed and "\u2714" in text:
-            printed.append([line for line in text.splitlines() if "\u2714" in line][0][:100])
+        if not printed and PASS_MARK in text:
+            printed.append([line for line in text.splitlines() if PASS_MARK in line][0][:100])
 
 
-def blocked_uses():
-    """What the learner's code tried to use of the blocked modules (recorded by their stubs)."""
-    stub = sys.modules.get(GRADING_LOG)
-    try:
-        return [str(entry)[:200] for entry in list(stub.LOG)[:20]] if stub else []
-    except Exception:
-        return []
-
-
-def run(user, spec_text, out_path):
-    """Run one task's calls against the learner's namespace and write the record to out_path."""
-    spec = json.loads(spec_text)
-    record = {"task": spec["task"], "answers": {}, "results": [], "setup_error": "", "printed": []}
-    names = {}
+def run_call(spec, user, protect):
+    """The record of one call: the task's answers as found, and the call's outcome."""
+    body = {"kind": "call", "id": spec["id"], "answers": {}, "setup_error": "", "printed": []}
+    names = {"__name__": "grader", "__builtins__": __builtins__}
+    protect(names)
     for name in spec["answers"]:
-        if name in user and user[name] is not None:
+        if user.get(name) is not None:
             names[name] = user[name]
-            record["answers"][name] = describe(user[name])
-    if len(names) == len(spec["answers"]):
+            body["answers"][name] = describe(user[name])
+    if len(body["answers"]) < len(spec["answers"]):
+        return body
+    try:
         names.update(from_wire(spec["data"]))
-        try:
-            exec(spec["setup"], names)
-        except Exception as error:
-            record["setup_error"] = f"{type(error).__name__}: {error}"[:300]
-        for expr, args in [] if record["setup_error"] else spec["calls"]:
-            scope = dict(names)
-            scope.update({f"a{i}": arg for i, arg in enumerate(from_wire(args))})
-            result = outcome(expr, scope, record["printed"])
-            record["results"].append(result)
-            if result.get("raised", [""])[0] == "NotImplementedError":
-                break  # not attempted yet: no need to call it again
-    record["blocked"] = blocked_uses()
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-    with os.fdopen(os.open(out_path, flags, 0o600), "w", encoding="utf-8") as file:
-        json.dump(record, file)
+        exec(compile(spec["setup"], "<grader>", "exec"), names)
+    except Exception as error:
+        body["setup_error"] = f"{type(error).__name__}: {error}"[:300]
+        return body
+    scope = dict(names)
+    protect(scope)
+    scope.update({f"a{i}": arg for i, arg in enumerate(from_wire(spec["args"]))})
+    body["result"] = outcome(spec["expr"], scope, body["printed"])
+    return body

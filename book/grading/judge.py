@@ -1,15 +1,19 @@
-"""Grade one notebook: run the learner's cells in the sandbox, call their functions, judge here.
+"""Grade one notebook: run the learner's cells in the sandbox, make the calls, judge here.
 
 The graded notebook is built in memory from the submission (never written back): the guard
 cell first, then the learner's code cells (the exercise's check cells are left out: they only
-print, and nothing printed counts), then one harness cell per task. It runs in a fresh kernel
-in a scratch folder, alone, with the restricted copy of the package. The expected values are
-computed here from the check module's ``judge_tasks(rng)``, with ``rng`` seeded by the seed the
-report records, so the hidden inputs are new at each grading and a grade can be reproduced.
+print, and nothing printed counts), then one cell per call (see ``calls``). It runs in a fresh
+kernel in a scratch folder, alone, with the restricted copy of the package. The expected values
+are computed here from the check module's ``judge_tasks(rng)``, with ``rng`` seeded by the seed
+the report records, so the hidden inputs are new at each grading and a grade can be reproduced:
+they are drawn in a process whose hash seed comes from the seed too (``hash_seed``), so that no
+check module drawing from a set can make them depend on anything else.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import importlib
 import json
 import os
@@ -27,14 +31,24 @@ from nbformat.v4 import new_code_cell
 from book.checks.core import PASS_LINE
 from book.checks.spec import Task
 from book.grading import guard, harness
-from book.grading.kernel import TIME_LIMIT_KEY, run_cells
-from book.grading.sandbox import Limits, Sandbox, guard_config, hidden_paths, kernel_command
+from book.grading.calls import Calls
+from book.grading.channel import Channel
+from book.grading.kernel import run_cells
+from book.grading.sandbox import Environment, Limits, Sandbox, View, kernel_command
 from book.grading.stubs import restricted_copy
 from book.grading.verdict import TaskGrade, judge_task
 from book.notebooks import error_of, stdout_of
 
-MAX_RECORD_BYTES = 64 * 1024 * 1024
-PRINTED_PASS = "✔ "
+MAX_CHANNEL_BYTES = 64 * 1024 * 1024  # the most the grader keeps of what one kernel writes to it
+
+
+class Unreproducible(RuntimeError):
+    """Hidden cases asked for in a process whose hash seed does not come from the seed."""
+
+
+class KernelUnavailable(RuntimeError):
+    """The graded kernel could not be started or reached: the grader's installation, not the
+    notebook."""
 
 
 @dataclass
@@ -50,6 +64,7 @@ class Grade:
     seed: int = 0
     seconds: float = 0.0
     sandbox: str = ""
+    cases: str = ""  # a digest of every call and expected value: equal digests, equal cases
 
     @property
     def points(self) -> int:
@@ -66,14 +81,40 @@ class Grade:
         """True when the submission was graded and every task passed."""
         return not self.error and all(task.status == "passed" for task in self.tasks)
 
+    def to_json(self) -> str:
+        """The grade as JSON (how a grading worker hands it back)."""
+        return json.dumps({**dataclasses.asdict(self), "submission": str(self.submission)})
+
+    @classmethod
+    def from_json(cls, text: str) -> Grade:
+        """The grade to_json wrote."""
+        data = json.loads(text)
+        data["submission"] = Path(data["submission"])
+        data["tasks"] = [TaskGrade(**task) for task in data["tasks"]]
+        return cls(**data)
+
 
 def new_seed() -> int:
     """A fresh seed for the hidden inputs."""
     return secrets.randbelow(2**31)
 
 
+def hash_seed(seed: int) -> int:
+    """The PYTHONHASHSEED of the processes that draw the hidden cases of seed (and of the kernel).
+
+    >>> hash_seed(0), hash_seed(-1) == hash_seed(4294967294)
+    (1, True)
+    """
+    return 1 + seed % 4294967295
+
+
 def judge_data(checks: str, seed: int) -> tuple[list[Task], tuple[str, ...]]:
     """The check module's tasks for this seed and the modules it blocks while grading."""
+    if os.environ.get("PYTHONHASHSEED") != str(hash_seed(seed)):
+        raise Unreproducible(
+            f"hidden cases of seed {seed} must be drawn with PYTHONHASHSEED={hash_seed(seed)} "
+            "(python -m book.grade starts such a process for every notebook)"
+        )
     module = importlib.import_module(checks)
     if not hasattr(module, "judge_tasks"):
         raise LookupError(
@@ -83,6 +124,22 @@ def judge_data(checks: str, seed: int) -> tuple[list[Task], tuple[str, ...]]:
     return module.judge_tasks(random.Random(seed)), tuple(getattr(module, "REFERENCE", ()))
 
 
+def cases_digest(tasks: list[Task]) -> str:
+    """A short digest of every task's calls and expected values, byte for byte.
+
+    Two gradings with the same digest made the same calls and expected the same values.
+    """
+    digest = hashlib.sha256()
+    for task in tasks:
+        digest.update(
+            json.dumps([task.name, task.points, task.setup, harness.to_wire(task.data)]).encode()
+        )
+        for call in task.calls:
+            wire = [call.label, call.expr, harness.to_wire(list(call.args)), call.hidden]
+            digest.update(json.dumps(wire).encode() + repr(call.expected).encode())
+    return digest.hexdigest()[:12]
+
+
 def _source(module) -> str:
     """The text of one of the modules that run inside the kernel."""
     return Path(module.__file__).read_text(encoding="utf-8")
@@ -90,50 +147,13 @@ def _source(module) -> str:
 
 def guard_cell(config: dict) -> NotebookNode:
     """The first cell: the audit hook, before any of the learner's code."""
-    tail = (
-        "\nimport sys\nsys.dont_write_bytecode = True\nimport book._grading_stub as _stub\n"
-        "install(CONFIG, _stub.LOG)\n"
-    )
+    config = {**config, "harness": _source(harness)}
+    tail = "\nimport sys\nsys.dont_write_bytecode = True\ninstall(CONFIG)\n"
     source = (
         f"exec(compile({_source(guard) + tail!r}, '<grader>', 'exec'), {{'__name__': 'grader', "
         f"'CONFIG': __import__('json').loads({json.dumps(config)!r})}})"
     )
     return new_code_cell(source)
-
-
-def task_cell(task: Task, out: Path, seconds: float) -> NotebookNode:
-    """One task's harness cell: the calls' expressions and arguments, never the expected values."""
-    spec = {
-        "task": task.name,
-        "answers": list(task.answers),
-        "setup": task.setup,
-        "data": harness.to_wire(task.data),
-        "calls": [[call.expr, harness.to_wire(list(call.args))] for call in task.calls],
-    }
-    code = _source(harness) + "\nrun(USER, SPEC, OUT)\n"
-    source = (
-        f"exec(compile({code!r}, '<grader>', 'exec'), "
-        f"{{'__name__': 'grader', 'USER': globals(), 'SPEC': {json.dumps(spec)!r}, "
-        f"'OUT': {str(out)!r}}})"
-    )
-    cell = new_code_cell(source)
-    cell.metadata[TIME_LIMIT_KEY] = seconds
-    return cell
-
-
-def read_record(path: Path) -> dict | None:
-    """The harness's record, or None if there is none (or it is not a record at all)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as file:
-        data = file.read(MAX_RECORD_BYTES + 1)
-    try:
-        record = json.loads(data) if len(data) <= MAX_RECORD_BYTES else None
-    except ValueError:
-        return None
-    return record if isinstance(record, dict) else None
 
 
 def _first_line(source: str) -> str:
@@ -169,16 +189,6 @@ def cell_notes(
     return notes
 
 
-def blocked_notes(records: list[dict | None]) -> list[str]:
-    """The uses of blocked code and refused operations the kernel's log recorded."""
-    seen = []
-    for record in records:
-        for entry in (record or {}).get("blocked", []):
-            if isinstance(entry, str) and entry not in seen:
-                seen.append(entry)
-    return [f"the notebook tried {entry}" for entry in seen]
-
-
 def learner_cells(submission: NotebookNode, is_check) -> tuple[list[NotebookNode], list[int]]:
     """Copies of the learner's code cells without outputs (checks left out), and their numbers."""
     cells, numbers = [], []
@@ -198,57 +208,58 @@ def grade_cells(
     seed: int,
     limits: Limits,
     sandbox: Sandbox,
-    hide: list[Path],
+    environment: Environment,
 ) -> Grade:
-    """Grade a submission (already read) whose check cells is_check(index, cell) recognizes."""
+    """Grade a submission (already read) whose check cells is_check(index, cell) recognizes;
+    environment: what the kernel sees of Python (``sandbox.python_environment()``)."""
     start = time.monotonic()
     tasks, blocked = judge_data(checks, seed)
-    nonce = secrets.token_hex(8)
     work = Path(tempfile.mkdtemp(prefix="book-grade-"))
     try:
-        lib, scratch = restricted_copy(work / "lib", blocked), work / "scratch"
+        scratch = work / "scratch"
         (scratch / "tmp").mkdir(parents=True)
-        hidden = hidden_paths([path.resolve().parent, *hide])
+        shutil.copyfile(path, scratch / path.name)  # the notebook's own copy, for its code to read
+        view = View(environment, scratch, restricted_copy(work / "lib", blocked))
         mine, numbers = learner_cells(submission, is_check)
-        outs = [scratch / f".grader-{nonce}-{k}.json" for k in range(len(tasks))]
-        cells = [
-            guard_cell(guard_config(sandbox, scratch, lib, hidden)),
-            *mine,
-            *(task_cell(task, out, limits.cell_seconds) for task, out in zip(tasks, outs)),
-        ]
-        command = kernel_command(sandbox, limits, scratch, lib, hidden)
-        problems, skipped = run_cells(
-            cells, command, scratch, limits.cell_seconds, limits.total_seconds
+        calls = Calls(
+            tasks, Channel(scratch, MAX_CHANNEL_BYTES), 1 + len(mine), limits.cell_seconds
         )
-        records = [read_record(out) for out in outs]
+        config = {
+            **view.guard_config(sandbox),
+            "results": str(calls.channel.results_path),
+            "inbox": str(calls.channel.inbox_path),
+        }
+        cells = [guard_cell(config), *mine, *calls.cells()]
+        command = kernel_command(sandbox, limits, view, hash_seed(seed))
+        try:
+            problems, skipped = run_cells(
+                cells, command, scratch, limits.cell_seconds, limits.total_seconds, calls
+            )
+        except (RuntimeError, OSError) as error:
+            if isinstance(error, RecursionError):
+                raise
+            raise KernelUnavailable(
+                f"the graded kernel could not be started or reached ({error}); check that "
+                "ipykernel is installed in this Python and that bubblewrap can start it"
+            ) from error
+        calls.finish(problems, skipped)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    if problems.get(0) or error_of(cells[0]):  # unprotected grading must not count
+    if (
+        problems.get(0) or error_of(cells[0]) or not calls.ready
+    ):  # unprotected grading must not count
+        why = problems.get(0) or error_of(cells[0]) or "the guard did not start"
         return Grade(
             path,
             exercise,
-            error=f"the grader could not prepare the kernel: "
-            f"{problems.get(0) or error_of(cells[0])}",
+            error=f"the grader could not prepare the kernel: {why}",
             seed=seed,
             sandbox=sandbox.note,
         )
-    first = 1 + len(mine)
-    verdicts = []
-    for k, (task, record) in enumerate(zip(tasks, records)):
-        problem = problems.get(first + k)
-        if first + k in skipped:
-            problem = "not run: the notebook's total time limit was reached"
-        verdicts.append(judge_task(task, record, problem))
+    verdicts = [judge_task(task, outcomes) for task, outcomes in zip(tasks, calls.outcomes)]
     notes = [
-        sandbox.note,
-        *cell_notes(cells[1:first], numbers, problems, skipped, 1),
-        *blocked_notes(records),
-    ]
-    notes += [
-        f"while grading {task.name}, the answer printed a check's passing line "
-        f"({str(record['printed'][0])[:60]!r}): printed lines never count, the grade is the judge's"
-        for task, record in zip(tasks, records)
-        if record and record.get("printed")
+        *cell_notes(cells[1 : 1 + len(mine)], numbers, problems, skipped, 1),
+        *calls.notes(),
     ]
     return Grade(
         path,
@@ -258,4 +269,5 @@ def grade_cells(
         seed=seed,
         seconds=round(time.monotonic() - start, 1),
         sandbox=sandbox.note,
+        cases=cases_digest(tasks),
     )

@@ -1,4 +1,12 @@
-"""What the teacher reads: tables on screen, CSV files and one text report per learner."""
+"""What the teacher reads: tables on screen, CSV files and one text report per learner.
+
+Everything a notebook could have put in a grade (a message, a note, a file or learner name) is
+escaped on the way out: control characters and the marks that reorder text come out as escapes
+(``\\x1b``, ``\\u202e``), so no report can drive the teacher's terminal or disguise a line.
+
+>>> escape("ok\\x1b[2J\\u202eevil")
+'ok\\\\x1b[2J\\\\u202eevil'
+"""
 
 from __future__ import annotations
 
@@ -11,11 +19,20 @@ from book.grading.judge import Grade
 from book.notebooks import shown
 
 SYMBOL = {"passed": "✔", "failed": "✘", "timed out": "⏱", "error": "!", "not run": "–"}
+# C0 and C1 controls (newlines and tabs too: a field is one line) and bidirectional formatting.
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def escape(text: object) -> str:
+    """str(text) with every control or reordering character written as an escape."""
+    return CONTROL.sub(
+        lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", str(text)
+    )
 
 
 def _cut(text: str, width: int) -> str:
-    """text on one line, cut to width."""
-    text = " ".join(text.split())
+    """text on one line, escaped, cut to width."""
+    text = escape(" ".join(str(text).split()))
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -26,157 +43,159 @@ def error_classes(grade: Grade) -> str:
     return "; ".join(dict.fromkeys(task.error_class for task in grade.tasks if task.error_class))
 
 
+def _notes(grade: Grade) -> list[str]:
+    """The grade's notes, the sandbox first: every report says how the kernel was isolated."""
+    return [escape(note) for note in ([grade.sandbox] if grade.sandbox else []) + grade.notes]
+
+
 def format_grade(grade: Grade) -> str:
     """A submission's table: one row per task, then the total, the seed and the notes."""
-    width = max([len(task.task) for task in grade.tasks] + [5])
+    width = max([len(escape(task.task)) for task in grade.tasks] + [5])
     rows = [
-        f"== {shown(grade.submission)} (exercise {grade.exercise}, learner {grade.learner})",
+        f"== {escape(shown(grade.submission))} (exercise {escape(grade.exercise)}, "
+        f"learner {escape(grade.learner)})",
         f"{'task':<{width}}  {'points':>6}  result",
     ]
     for task in grade.tasks:
-        result = f"{SYMBOL[task.status]} {task.status}" + (
+        result = f"{SYMBOL.get(task.status, '?')} {task.status}" + (
             f": {_cut(task.message, 300)}" if task.message else ""
         )
-        rows.append(f"{task.task:<{width}}  {f'{task.points}/{task.max_points}':>6}  {result}")
+        score = f"{task.points}/{task.max_points}"
+        rows.append(f"{escape(task.task):<{width}}  {score:>6}  {result}")
     rows.append(
         f"{'total':<{width}}  {f'{grade.points}/{grade.max_points}':>6}  "
-        f"(hidden cases from seed {grade.seed}, {grade.seconds:g} s)"
+        f"(hidden cases from seed {grade.seed}, cases {grade.cases}, {grade.seconds:g} s)"
     )
-    rows += [f"note: {note}" for note in grade.notes]
+    rows += [f"note: {note}" for note in _notes(grade)]
     return "\n".join(rows) + "\n"
 
 
 def format_class(grades: list[Grade]) -> str:
     """One row per submission: exercise, points, tasks passed."""
-    names = [shown(grade.submission) for grade in grades]
+    names = [escape(shown(grade.submission)) for grade in grades]
     width = max(len(name) for name in names + ["submission"])
     rows = [f"{'submission':<{width}}  {'exercise':<24}  {'points':>7}  tasks passed"]
     for name, grade in zip(names, grades):
         passed = sum(task.status == "passed" for task in grade.tasks)
         score = "error" if grade.error else f"{grade.points}/{grade.max_points}"
-        rows.append(
-            f"{name:<{width}}  {grade.exercise:<24}  {score:>7}  {passed}/{len(grade.tasks)}"
-        )
+        exercise = escape(grade.exercise)
+        rows.append(f"{name:<{width}}  {exercise:<24}  {score:>7}  {passed}/{len(grade.tasks)}")
     return "\n".join(rows) + "\n"
+
+
+def _write_rows(path: Path, header: list[str], rows: list[list]) -> None:
+    """A CSV file of escaped cells."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as file:
+        writer = csv.writer(file)
+        writer.writerow(header)
+        writer.writerows([[escape(cell) for cell in row] for row in rows])
 
 
 def write_csv(grades: list[Grade], path: Path) -> None:
     """One row per learner and exercise: points, max, seed, seconds, error classes, failed tasks."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as file:
-        writer = csv.writer(file)
-        writer.writerow(
-            [
-                "learner",
-                "exercise",
-                "submission",
-                "points",
-                "max_points",
-                "seed",
-                "seconds",
-                "error_classes",
-                "failed_tasks",
-                "error",
-            ]
-        )
-        for grade in grades:
-            failed = " ".join(task.task for task in grade.tasks if task.status != "passed")
-            writer.writerow(
-                [
-                    grade.learner,
-                    grade.exercise,
-                    shown(grade.submission),
-                    grade.points,
-                    grade.max_points,
-                    grade.seed,
-                    grade.seconds,
-                    error_classes(grade),
-                    failed,
-                    grade.error,
-                ]
-            )
+    header = [
+        "learner",
+        "exercise",
+        "submission",
+        "points",
+        "max_points",
+        "seed",
+        "seconds",
+        "error_classes",
+        "failed_tasks",
+        "error",
+        "sandbox",
+    ]
+    rows = [
+        [
+            grade.learner,
+            grade.exercise,
+            shown(grade.submission),
+            grade.points,
+            grade.max_points,
+            grade.seed,
+            grade.seconds,
+            error_classes(grade),
+            " ".join(task.task for task in grade.tasks if task.status != "passed"),
+            grade.error,
+            grade.sandbox,
+        ]
+        for grade in grades
+    ]
+    _write_rows(path, header, rows)
 
 
 def write_tasks_csv(grades: list[Grade], path: Path) -> None:
     """One row per task (and one per submission that could not be graded)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as file:
-        writer = csv.writer(file)
-        writer.writerow(
-            [
-                "learner",
-                "exercise",
-                "submission",
-                "task",
-                "points",
-                "max_points",
-                "status",
-                "error_class",
-                "seed",
-                "message",
-            ]
-        )
-        for grade in grades:
-            if grade.error:
-                writer.writerow(
-                    [
-                        grade.learner,
-                        "",
-                        shown(grade.submission),
-                        "",
-                        0,
-                        0,
-                        "error",
-                        "not graded",
-                        grade.seed,
-                        grade.error,
-                    ]
-                )
-            for task in grade.tasks:
-                writer.writerow(
-                    [
-                        grade.learner,
-                        grade.exercise,
-                        shown(grade.submission),
-                        task.task,
-                        task.points,
-                        task.max_points,
-                        task.status,
-                        task.error_class,
-                        grade.seed,
-                        task.message,
-                    ]
-                )
+    header = [
+        "learner",
+        "exercise",
+        "submission",
+        "task",
+        "points",
+        "max_points",
+        "status",
+        "error_class",
+        "seed",
+        "message",
+    ]
+    rows = []
+    for grade in grades:
+        if grade.error:
+            where = [grade.learner, "", shown(grade.submission), "", 0, 0, "error", "not graded"]
+            rows.append([*where, grade.seed, grade.error])
+        for task in grade.tasks:
+            rows.append(
+                [
+                    grade.learner,
+                    grade.exercise,
+                    shown(grade.submission),
+                    task.task,
+                    task.points,
+                    task.max_points,
+                    task.status,
+                    task.error_class,
+                    grade.seed,
+                    task.message,
+                ]
+            )
+    _write_rows(path, header, rows)
 
 
 def learner_report(grades: list[Grade]) -> str:
     """One learner's text report: per exercise, the points, what failed and the hint, the notes."""
-    lines = [f"Report for {grades[0].learner or shown(grades[0].submission)}", ""]
+    lines = [f"Report for {escape(grades[0].learner or shown(grades[0].submission))}", ""]
     for grade in grades:
         if grade.error:
-            lines += [f"{shown(grade.submission)}: not graded: {grade.error}", ""]
+            lines.append(f"{escape(shown(grade.submission))}: not graded: {escape(grade.error)}")
+            lines += [f"  note: {note}" for note in _notes(grade)] + [""]
             continue
         lines.append(
-            f"Exercise {grade.exercise}: {grade.points}/{grade.max_points} points "
-            f"(hidden cases from seed {grade.seed})"
+            f"Exercise {escape(grade.exercise)}: {grade.points}/{grade.max_points} points "
+            f"(hidden cases from seed {grade.seed}, cases {grade.cases})"
         )
         for task in grade.tasks:
             mark = (
                 "passed"
                 if task.status == "passed"
-                else f"{task.status} ({task.error_class}): {task.message}"
+                else f"{task.status} ({task.error_class}): {escape(task.message)}"
             )
-            lines.append(f"  {task.task} {task.points}/{task.max_points}: {mark}")
-        lines += [f"  note: {note}" for note in grade.notes] + [""]
+            lines.append(f"  {escape(task.task)} {task.points}/{task.max_points}: {mark}")
+        lines += [f"  note: {note}" for note in _notes(grade)] + [""]
     return "\n".join(lines)
 
 
 def write_reports(grades: list[Grade], folder: Path) -> None:
-    """Write folder/<learner>.txt for every learner."""
+    """Write folder/<learner>.txt for every learner (every submission has one)."""
     folder.mkdir(parents=True, exist_ok=True)
     by_learner: dict[str, list[Grade]] = defaultdict(list)
     for grade in grades:
         by_learner[grade.learner or grade.submission.stem].append(grade)
+    used: set[str] = set()
     for learner, theirs in by_learner.items():
-        safe = re.sub(r"[^\w.-]+", "_", learner) or "learner"
+        safe = base = re.sub(r"[^\w.-]+", "_", learner) or "learner"
+        while safe.lower() in used:  # two names that read alike get two files
+            safe = f"{base}-{len(used)}"
+        used.add(safe.lower())
         (folder / f"{safe}.txt").write_text(learner_report(theirs), encoding="utf-8")

@@ -4,7 +4,7 @@ The learner's notebook may import the book's data and display helpers, but not t
 exercise asks them to write, the checks or the grader. Each blocked module of the copy is a
 stub: importing it still works (so a package that merely names it still imports), but using
 anything from it raises ``ReferenceUnavailable`` — "write this yourself; the reference is not
-available while grading" — and is recorded in a log that the judge's report names. The real
+available while grading" — and is reported to the judge at once, through the guard's hook. The real
 files are not in the copy, so there is nothing to read either.
 """
 
@@ -15,18 +15,18 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import book
+from book.grading.guard import USED_EVENT
 
 PACKAGE = Path(book.__file__).resolve().parent
-LOG_MODULE = "book._grading_stub"  # the harness reads LOG from it (harness.GRADING_LOG)
 ALWAYS_BLOCKED = ("book.checks", "book.grade", "book.grading", "book.exercises", "book.notebooks")
 
 SUPPORT = '''"""Stub support: placeholders for code that is not available while grading."""
 
 import importlib
 import importlib.util
+import sys
 import types
 
-LOG = []  # what the notebook tried to use or replace, for the grader's report
 MESSAGE = "write this yourself; the reference is not available while grading"
 
 
@@ -35,7 +35,7 @@ class ReferenceUnavailable(ImportError):
 
 
 def _refuse(name, action="using"):
-    LOG.append(f"{action} {name}: refused (not available while grading)")
+    sys.audit(USED_EVENT, f"{action} {name}: refused (not available while grading)")
     raise ReferenceUnavailable(f"{name}: {MESSAGE}")
 
 
@@ -115,5 +115,6 @@ def restricted_copy(dest: Path, blocked: Iterable[str]) -> Path:
     shutil.copytree(PACKAGE, dest / "book", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     for name, path in blocked_files(dest, names):
         path.write_text(STUB.format(name=name), encoding="utf-8")
-    (dest / "book" / "_grading_stub.py").write_text(SUPPORT, encoding="utf-8")
+    support = f"{SUPPORT}\nUSED_EVENT = {USED_EVENT!r}  # the guard reports each use to the judge\n"
+    (dest / "book" / "_grading_stub.py").write_text(support, encoding="utf-8")
     return dest
