@@ -12,7 +12,7 @@ import pytest
 from book.checks.spec import TaskSpec
 from book.grading.calls import judge_in_process
 
-CHAPTERS = ("ch04",)
+CHAPTERS = ("ch04", "ch05")
 SEEDS = range(1, 21)
 SPECS = [
     (chapter, spec)
