@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from book.checks.core import Case, Compare, check_cases, equal
-from book.checks.spec import Call, Cases, Raises, case_label
+from book.checks.spec import Call, Cases, Raises, case_label, short_arg  # noqa: F401 (chapters import them here)
 
 
 def outcome(function: Callable, *args: Any) -> Any:
