@@ -1,7 +1,13 @@
-"""The checks of chapter 04's exercises pass right answers and catch plausible wrong ones."""
+"""Chapter 04's specs beyond the generic mutation test (tests/test_check_specs.py): undefined and
+unattempted answers, partial credit by group with the hint naming the mistake, more wrong answers
+that lose points, and the references' own properties."""
+
+import random
 
 import pytest
-from check_helpers import line, passes
+from check_helpers import line
+from hypothesis import given
+from hypothesis import strategies as st
 
 from book.checks import ch04
 from book.checks.ch04 import (
@@ -12,208 +18,112 @@ from book.checks.ch04 import (
     train_reference,
     wrong_counts_reference,
 )
-from book.tokenizers.bpe.char_bpe import apply_merges, initial_splits, merge_pair, pair_counts
+from book.grading.calls import judge_in_process
+from book.tokenizers.bpe.char_bpe import merge_pair
+
+RIGHT = {spec.name: spec.reference for spec in ch04.SPECS}
 
 
 def test_right_answers_pass(capsys):
-    assert passes(capsys, ch04.check_merge_and_save, merge_and_save_reference)
-    assert passes(capsys, ch04.check_train_bpe, train_reference)
-    assert passes(capsys, ch04.check_tie_ranks, tie_ranks_reference)
-    assert passes(capsys, ch04.check_encode_fallback, encode_fallback_reference)
-    assert passes(capsys, ch04.check_decode_fallback, decode_fallback_reference)
-    assert passes(capsys, ch04.check_wrong_counts, wrong_counts_reference)
+    for name, answer in RIGHT.items():
+        assert line(capsys, ch04.check, name, answer).startswith(f"✔ {name}: all ")
 
 
 def test_unanswered_and_undefined_say_so(capsys):
     def not_yet(*args):
         raise NotImplementedError()
 
-    assert "not attempted" in line(capsys, ch04.check_train_bpe, not_yet)
-    assert "not defined" in line(capsys, ch04.check_tie_ranks, None)
+    assert "not attempted" in line(capsys, ch04.check, "train_bpe", not_yet)
+    assert "not defined" in line(capsys, ch04.check, "tie_ranks", None)
 
 
-def save_is_the_count(splits, freqs, pair):
-    """The pair's weighted count instead of the tokens removed: wrong where the pair overlaps."""
-    return merge_pair(splits, pair), pair_counts(splits, freqs).get(pair, 0)
+def lenient_train(freqs, num_merges, end_of_word="</w>", tie_break="first"):
+    """Right, except that an unknown rule trains with 'first' instead of raising."""
+    rule = tie_break if tie_break in ("first", "lexicographic") else "first"
+    return train_reference(freqs, num_merges, end_of_word, rule)
 
 
-def save_in_place(splits, freqs, pair):
-    saved = merge_and_save_reference(splits, freqs, pair)[1]
-    splits.update(merge_pair(splits, pair))
-    return splits, saved
+def test_a_slip_costs_only_its_group(capsys):
+    text = line(capsys, ch04.check, "train_bpe", lenient_train)
+    assert "groups passed: ties, random corpora; failed: the walkthroughs" in text
+    assert "should raise ValueError" in text and text.endswith("— 2/3 points\n")
 
 
-@pytest.mark.parametrize(
-    "wrong",
-    [
-        save_is_the_count,
-        save_in_place,
-        lambda s, f, p: (merge_pair(s, p), sum(len(s[w]) - len(merge_pair(s, p)[w]) for w in s)),
-        lambda s, f, p: ({w: list(t) for w, t in merge_pair(s, p).items()}, 0),  # lists
-    ],
-    ids=["count-not-saving", "mutates-input", "unweighted", "lists"],
-)
-def test_merge_and_save_catches(capsys, wrong):
-    assert not passes(capsys, ch04.check_merge_and_save, wrong)
+def test_the_judge_gives_half_right_answers_part_of_the_points():
+    half = dict(RIGHT, train_bpe=lenient_train, tie_ranks=ch04.TIE_RANKS.mistakes[0].function)
+    tasks = ch04.judge_tasks(random.Random(4))
+    grades = {grade.task: grade for grade in judge_in_process(tasks, half)}
+    assert {name: grade.points for name, grade in grades.items()} == {
+        "merge_and_save": 2,
+        "train_bpe": 2,
+        "tie_ranks": 0,
+        "encode_fallback": 2,
+        "decode_fallback": 2,
+        "wrong_counts": 2,
+    }
+    assert "ranks count from 0" in grades["tie_ranks"].message
+    assert "failed: the walkthroughs" in grades["train_bpe"].message
 
 
-def test_merge_and_save_names_the_overlap(capsys):
-    assert "overlaps itself" in line(capsys, ch04.check_merge_and_save, save_is_the_count)
-    assert "unchanged" in line(capsys, ch04.check_merge_and_save, save_in_place)
+def test_the_hint_names_cs336s_joined_string_tie_break(capsys):
+    joined = ch04.TRAIN_BPE.mistakes[0].function
+    assert joined({"BA": 5, "ZZ": 5, "BAA": 3, "BZZ": 3}, 3, None, "lexicographic")[-1][0] == (
+        "B",
+        "ZZ",
+    )
+    text = line(capsys, ch04.check, "train_bpe", joined)
+    assert "compares the joined strings (a + b), not the pairs" in text
+    assert "0/3 points" in text
 
 
-def train_with(pick, freqs, num_merges, end_of_word="</w>", tie_break="first"):
-    """A trainer that chooses the pair with pick(counts, tie_break); the rest is right."""
-    splits, merges = initial_splits(freqs, end_of_word), []
-    for _ in range(num_merges):
-        counts = pair_counts(splits, freqs)
-        if not counts:
-            break
-        best = pick(counts, tie_break)
-        merges.append((best, counts[best]))
-        splits = merge_pair(splits, best)
-    return merges
-
-
-def tied(counts):
-    return [pair for pair, n in counts.items() if n == max(counts.values())]
+def test_a_failure_without_a_known_mistake_shows_the_first_difference(capsys):
+    text = line(capsys, ch04.check, "tie_ranks", lambda f, n, eow="</w>": [])
+    assert "expected [(" in text and "(0 items, not " in text
 
 
 @pytest.mark.parametrize(
-    "pick",
+    "task, wrong",
     [
-        lambda counts, rule: tied(counts)[0],  # ignores the rule
-        lambda counts, rule: tied(counts)[0] if rule == "first" else min(tied(counts)),  # smallest
-        lambda counts, rule: tied(counts)[-1] if rule == "first" else max(tied(counts)),  # last
-        lambda counts, rule: max(counts),  # greatest pair regardless of count
+        ("merge_and_save", lambda s, f, p: ({w: list(t) for w, t in merge_pair(s, p).items()}, 0)),
+        ("train_bpe", lambda f, n, eow="</w>", tb="first": train_reference(f, n, eow, tb)[:-1]),
+        ("tie_ranks", lambda f, n, eow="</w>": tie_ranks_reference(f, n, "</w>")),
+        ("tie_ranks", lambda f, n, eow="</w>": tie_ranks_reference(f, n + 5, eow)),
+        (
+            "encode_fallback",
+            lambda t, m, a: [x.lower() for x in encode_fallback_reference(t, m, a)],
+        ),
+        ("decode_fallback", lambda tokens: decode_fallback_reference(tokens) + " "),
+        ("wrong_counts", lambda claimed, freqs, eow: {("w", "e"): 8}),
     ],
-    ids=["ignores-rule", "smallest-wins", "last-seen-wins", "not-most-frequent"],
 )
-def test_train_bpe_catches_wrong_tie_breaks(capsys, pick):
-    assert not passes(capsys, ch04.check_train_bpe, lambda *args: train_with(pick, *args))
+def test_other_wrong_answers_lose_points(capsys, task, wrong):
+    assert not line(capsys, ch04.check, task, wrong).startswith("✔")
 
 
-def test_train_bpe_catches_no_error_for_an_unknown_rule(capsys):
-    def lenient(freqs, num_merges, end_of_word="</w>", tie_break="first"):
-        rule = tie_break if tie_break in ("first", "lexicographic") else "first"
-        return train_reference(freqs, num_merges, end_of_word, rule)
+def test_merge_and_save_must_not_change_its_input(capsys):
+    def in_place(splits, freqs, pair):
+        saved = merge_and_save_reference(splits, freqs, pair)[1]
+        splits.update(merge_pair(splits, pair))
+        return splits, saved
 
-    assert "ValueError" in line(capsys, ch04.check_train_bpe, lenient)
-
-
-@pytest.mark.parametrize(
-    "wrong",
-    [
-        lambda f, n, eow="</w>": [(r + 1, k) for r, k in tie_ranks_reference(f, n, eow)],  # from 1
-        lambda f, n, eow="</w>": [(r, 2) for r, _ in tie_ranks_reference(f, n, eow)],  # pairs of 2
-        lambda f, n, eow="</w>": tie_ranks_reference(f, n, "</w>"),  # ignores the marker
-        lambda f, n, eow="</w>": (
-            [(r, k) for r, k in tie_ranks_reference(f, n + 5, eow) if r < n] + [(n, 2)]
-        ),  # one round too many
-    ],
-    ids=["off-by-one", "always-two", "ignores-marker", "extra-round"],
-)
-def test_tie_ranks_catches(capsys, wrong):
-    assert not passes(capsys, ch04.check_tie_ranks, wrong)
-
-
-def fallback_per_character(text, merges, alphabet):
-    """One <U+XXXX>-style token per unknown character instead of one per byte."""
-    tokens = []
-    for word in text.split():
-        symbols = tuple(ch if ch in alphabet else f"<0x{ord(ch):02X}>" for ch in word)
-        tokens += apply_merges((*symbols, "</w>"), merges)
-    return tokens
-
-
-@pytest.mark.parametrize(
-    "wrong",
-    [
-        fallback_per_character,
-        lambda t, m, a: [x.lower() for x in encode_fallback_reference(t, m, a)],  # lower-case hex
-        lambda t, m, a: encode_fallback_reference(t, m[::-1], a),  # merges in reverse
-        lambda t, m, a: [x for x in encode_fallback_reference(t, m, a) if x != "</w>"],  # no marker
-    ],
-    ids=["characters-not-bytes", "lowercase-hex", "reverse-order", "drops-marker"],
-)
-def test_encode_fallback_catches(capsys, wrong):
-    assert not passes(capsys, ch04.check_encode_fallback, wrong)
-
-
-def decode_token_by_token(tokens):
-    """Decodes each byte token on its own: breaks every multi-byte character."""
-    out = []
-    for token in tokens:
-        if token.startswith("<0x"):
-            out.append(bytes([int(token[3:5], 16)]).decode("utf-8", errors="replace"))
-        else:
-            out.append(token.replace("</w>", " "))
-    return "".join(out).removesuffix(" ")
-
-
-@pytest.mark.parametrize(
-    "wrong",
-    [
-        decode_token_by_token,
-        lambda tokens: decode_fallback_reference(tokens) + " ",  # keeps the last space
-        lambda tokens: (
-            b"".join(
-                bytes([int(t[3:5], 16)]) if t.startswith("<0x") else t.encode() for t in tokens
-            )
-            .decode()
-            .replace("</w>", " ")
-            .removesuffix(" ")
-        ),  # replaces the marker after decoding: bytes spelling it too
-        lambda tokens: (
-            b"".join(
-                bytes([int(t[3:5], 16)]) if t.startswith("<0x") else t.encode() for t in tokens
-            )
-            .decode("utf-8", errors="replace")
-            .replace("</w>", " ")
-            .removesuffix(" ")
-        ),  # replaces instead of raising
-    ],
-    ids=["token-by-token", "trailing-space", "marker-after-decoding", "not-strict"],
-)
-def test_decode_fallback_catches(capsys, wrong):
-    assert not passes(capsys, ch04.check_decode_fallback, wrong)
-
-
-@pytest.mark.parametrize(
-    "wrong",
-    [
-        lambda claimed, freqs, eow: {("w", "e"): 8},  # the one answer the chapter shows
-        lambda claimed, freqs, eow: wrong_counts_reference(claimed, freqs, "</w>"),
-        lambda claimed, freqs, eow: {
-            p: c for p, c in wrong_counts_reference(claimed, freqs, eow).items() if c
-        },  # drops pairs that never occur
-        lambda claimed, freqs, eow: {
-            p: claimed[p] for p in wrong_counts_reference(claimed, freqs, eow)
-        },  # the claims, not the true counts
-    ],
-    ids=["constant", "ignores-marker", "drops-zero", "claimed-values"],
-)
-def test_wrong_counts_catches(capsys, wrong):
-    assert not passes(capsys, ch04.check_wrong_counts, wrong)
+    text = line(capsys, ch04.check, "merge_and_save", in_place)
+    assert "must not change" in text and "0/2 points" in text
 
 
 def test_lexicographic_reference_is_cs336s_rule():
     freqs = {"ab": 2, "ba": 2, "cd": 1}
     assert train_reference(freqs, 1, None, "first") == [(("a", "b"), 2)]
     assert train_reference(freqs, 1, None, "lexicographic") == [(("b", "a"), 2)]
+    assert train_reference(ch04.CS336, 3, None, "lexicographic")[-1][0] == ("BA", "A")
 
 
-def test_byte_fallback_round_trips_any_text():
-    from hypothesis import given
-    from hypothesis import strategies as st
+def test_wrong_counts_reference_keeps_absent_pairs():
+    assert wrong_counts_reference({("q", "z"): 1}, {"ab": 1}, None) == {("q", "z"): 0}
 
+
+@given(st.lists(st.text(min_size=1).map(lambda s: "".join(s.split())).filter(bool)))
+def test_byte_fallback_round_trips_any_text(words):
     merges = train_reference({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10)
     alphabet = sorted(set("lowernstid"))
-
-    @given(st.lists(st.text(min_size=1).map(lambda s: "".join(s.split())).filter(bool)))
-    def round_trip(words):
-        text = " ".join(words)
-        tokens = encode_fallback_reference(text, merges, alphabet)
-        assert decode_fallback_reference(tokens) == text
-
-    round_trip()
+    text = " ".join(words)
+    assert decode_fallback_reference(encode_fallback_reference(text, merges, alphabet)) == text

@@ -1,243 +1,127 @@
-"""The checks of chapter 05's exercises pass right answers and catch plausible wrong ones."""
+"""Chapter 05's specs beyond the generic mutation test (tests/test_check_specs.py): undefined and
+unattempted answers, partial credit by group with the hint naming the mistake, the in-place rule
+of merge_and_update enforced, and the references' own properties."""
 
-import codecs
+import random
 
-import pytest
-from check_helpers import line, passes
+from check_helpers import line
 from hypothesis import given
 from hypothesis import strategies as st
 
 from book.checks import ch05
 from book.checks.ch05 import (
-    bytes_per_token_reference,
+    NESTED,
+    char_spans_reference,
+    merge_gain_reference,
+    shrink_reference,
     stream_decode_reference,
-    to_bytes_reference,
-    train_reference,
 )
+from book.grading.calls import judge_in_process
+from book.tokenizers.bpe.byte_bpe import ByteTokenizer
 from book.tokenizers.bpe.core import build_vocab, get_pair_counts, merge
 
-
-def merge_and_update_right(ids, pair, new_id, counts):
-    merged = merge(ids, pair, new_id)
-    counts.clear()
-    counts.update(get_pair_counts(merged))
-    return merged
+RIGHT = {spec.name: spec.reference for spec in ch05.SPECS}
 
 
 def test_right_answers_pass(capsys):
-    assert passes(capsys, ch05.check_to_bytes, to_bytes_reference)
-    assert passes(capsys, ch05.check_train, train_reference)
-    assert passes(capsys, ch05.check_merge_and_update, merge_and_update_right)
-    assert passes(capsys, ch05.check_stream_decode, stream_decode_reference)
-    assert passes(capsys, ch05.check_bytes_per_token, bytes_per_token_reference)
+    for name, answer in RIGHT.items():
+        assert line(capsys, ch05.check, name, answer).startswith(f"✔ {name}: all ")
 
 
 def test_unanswered_and_undefined_say_so(capsys):
     def not_yet(*args):
         raise NotImplementedError()
 
-    assert "not attempted" in line(capsys, ch05.check_merge_and_update, not_yet)
-    assert "not defined" in line(capsys, ch05.check_stream_decode, None)
+    assert "not attempted" in line(capsys, ch05.check, "merge_and_update", not_yet)
+    assert "not defined" in line(capsys, ch05.check, "stream_decode", None)
 
 
-def expand_with(offset, swap=False):
-    def to_bytes(ids, merges):
-        def expand(i):
-            if i < 256:
-                return bytes([i])
-            (a, b), _ = merges[i - offset]
-            return expand(b) + expand(a) if swap else expand(a) + expand(b)
-
-        return b"".join(expand(i) for i in ids)
-
-    return to_bytes
-
-
-@pytest.mark.parametrize(
-    "wrong",
-    [
-        expand_with(255),  # off by one in ranks
-        expand_with(256, swap=True),  # parts swapped
-        expand_with(256),  # right, but an unknown id raises IndexError, not ValueError
-        lambda ids, merges: to_bytes_reference(ids, merges).decode("utf-8", "replace"),  # str
-    ],
-    ids=["off-by-one", "swapped", "no-valueerror", "str"],
-)
-def test_to_bytes_catches(capsys, wrong):
-    assert not passes(capsys, ch05.check_to_bytes, wrong)
-
-
-def train_with(stop, pick=lambda counts: max(counts, key=counts.get)):
-    def train(text, vocab_size, min_count=1):
-        ids, merges = list(text.encode("utf-8")), []
-        for new_id in range(256, vocab_size):
-            counts = get_pair_counts(ids)
-            if not counts:
-                break
-            best = pick(counts)
-            if stop(counts[best], min_count):
-                break
-            merges.append((best, counts[best]))
-            ids = merge(ids, best, new_id)
-        return merges
-
-    return train
-
-
-@pytest.mark.parametrize(
-    "wrong",
-    [
-        train_with(lambda n, m: False),  # ignores min_count
-        train_with(lambda n, m: n <= m),  # stops at a count equal to min_count
-        train_with(lambda n, m: n < m, pick=lambda c: max(reversed(c), key=c.get)),  # last seen
-        train_with(lambda n, m: n < m, pick=lambda c: max(sorted(c), key=c.get)),  # smallest
-    ],
-    ids=["no-min-count", "stops-at-equal", "last-seen", "smallest-pair"],
-)
-def test_train_catches(capsys, wrong):
-    assert not passes(capsys, ch05.check_train, wrong)
-
-
-def update_with_stale_left(ids, pair, new_id, counts):
-    """Updates the left pair from the original ids: wrong after a merge just to its left."""
-
-    def add(key, amount):
-        counts[key] = counts.get(key, 0) + amount
-        if counts[key] == 0:
-            del counts[key]
-
-    merged, i = [], 0
-    while i < len(ids):
-        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
-            add(pair, -1)
-            if merged:
-                add((ids[i - 1], ids[i]), -1)
-                add((ids[i - 1], new_id), 1)
-            if i + 2 < len(ids):
-                add((ids[i + 1], ids[i + 2]), -1)
-                add((new_id, ids[i + 2]), 1)
-            merged.append(new_id)
-            i += 2
-        else:
-            merged.append(ids[i])
-            i += 1
+def recount_without_clear(ids, pair, new_id, counts):
+    """Recounts every pair, deleting and setting them one by one: still a recount."""
+    merged = merge(ids, pair, new_id)
+    for key in list(counts):
+        del counts[key]
+    for key, count in get_pair_counts(merged).items():
+        counts[key] = count
     return merged
 
 
-def update_keeping_zeros(ids, pair, new_id, counts):
-    merged = merge_and_update_right(ids, pair, new_id, counts)
-    counts.setdefault((999, 999), 0)
-    return merged
+def test_a_recount_earns_nothing_however_it_is_written(capsys):
+    text = line(capsys, ch05.check, "merge_and_update", recount_without_clear)
+    assert "0/3 points" in text and "update the counts in place" in text
 
 
-def merge_in_place(ids, pair, new_id, counts):
-    merged = merge_and_update_right(list(ids), pair, new_id, counts)
-    ids[:] = merged
-    return ids
+def test_an_answer_that_only_uses_small_lists_loses_the_overlaps(capsys):
+    def no_overlap_care(ids, pair, new_id, counts):
+        merged = ch05.merge_and_update_reference(ids, pair, new_id, counts)
+        if len(ids) > 4 and ids[0] == ids[1] == pair[0] == pair[1]:
+            counts[(pair[0], pair[0])] = 1  # a slip on runs
+        return merged
+
+    text = line(capsys, ch05.check, "merge_and_update", no_overlap_care)
+    assert "groups passed: examples, random ids; failed: overlaps" in text
+    assert text.endswith("— 2/3 points\n")
 
 
-@pytest.mark.parametrize(
-    "wrong",
-    [
-        update_with_stale_left,
-        update_keeping_zeros,
-        merge_in_place,
-        lambda ids, pair, new_id, counts: merge(ids, pair, new_id),  # counts not updated
-    ],
-    ids=["stale-left", "zeros-kept", "mutates-ids", "no-update"],
-)
-def test_merge_and_update_catches(capsys, wrong):
-    assert not passes(capsys, ch05.check_merge_and_update, wrong)
+def lenient_shrink(ids, merges, vocab_size):
+    """Right, except that a too small vocabulary is not an error."""
+    return shrink_reference(ids, merges, max(vocab_size, 256))
 
 
-def test_merge_and_update_names_the_overlap(capsys):
-    assert "side by side" in line(capsys, ch05.check_merge_and_update, update_with_stale_left)
+def test_the_judge_gives_half_right_answers_part_of_the_points():
+    half = dict(RIGHT, shrink=lenient_shrink, char_spans=ch05.CHAR_SPANS.mistakes[0].function)
+    tasks = ch05.judge_tasks(random.Random(4))
+    grades = {grade.task: grade for grade in judge_in_process(tasks, half)}
+    assert {name: grade.points for name, grade in grades.items()} == {
+        "shrink": 1,
+        "merge_gain": 3,
+        "merge_and_update": 3,
+        "stream_decode": 3,
+        "char_spans": 0,
+    }
+    assert "decode all the bytes, not token by token" in grades["char_spans"].message
+    assert "groups passed: random texts; failed: examples" in grades["shrink"].message
 
 
-def stream_holding_invalid_bytes(ids, vocab):
-    """The old model solution: waits for up to 3 bytes, so invalid bytes block the stream."""
-    pieces, pending = [], b""
-    for i in ids:
-        pending += vocab[i]
-        text = ""
-        for keep in range(min(3, len(pending)) + 1):
-            try:
-                text = pending[: len(pending) - keep].decode("utf-8")
-            except UnicodeDecodeError:
-                continue
-            pending = pending[len(pending) - keep :]
-            break
-        pieces.append(text)
-    return pieces
+def test_shrink_is_encoding_with_fewer_merges():
+    text = "the theatre café 🦙 aaaa"
+    tok = ByteTokenizer.train(text * 3, 290)
+    merges = list(tok.merges)
+    for size in range(256, 256 + len(merges) + 1, 5):
+        assert shrink_reference(tok.encode(text), merges, size) == ByteTokenizer(
+            merges[: size - 256]
+        ).encode(text)
+    assert shrink_reference([258], NESTED, 257) == [98, 256, 256]
 
 
-def stream_with_codecs(ids, vocab):
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    return [decoder.decode(vocab[i]) for i in ids]
+def test_merge_gain_sums_to_what_encoding_saves():
+    text = "aaa the cat in the hat aaaa"
+    tok = ByteTokenizer.train(text, 270)
+    gains = merge_gain_reference(text, list(tok.merges))
+    assert sum(gains) == len(text.encode()) - len(tok.encode(text))
+    assert merge_gain_reference("aaa", [((97, 97), 2)]) == [1]
 
 
-@pytest.mark.parametrize(
-    "wrong",
-    [
-        stream_holding_invalid_bytes,
-        stream_with_codecs,
-        lambda ids, vocab: [vocab[i].decode("utf-8", "replace") for i in ids],  # per token
-        lambda ids, vocab: [
-            b"".join(vocab[j] for j in ids[: k + 1]).decode("utf-8", "replace")
-            for k in range(len(ids))
-        ],  # whole prefix each time
-    ],
-    ids=["holds-invalid", "codecs-lags", "per-token", "prefix"],
-)
-def test_stream_decode_catches(capsys, wrong):
-    assert not passes(capsys, ch05.check_stream_decode, wrong)
-
-
-@pytest.mark.parametrize(
-    "wrong",
-    [
-        lambda t, m, s: [1 / r for r in bytes_per_token_reference(t, m, s)],  # tokens per byte
-        lambda t, m, s: [
-            len(t) / (len(t.encode()) / r) for r in bytes_per_token_reference(t, m, s)
-        ],
-        lambda t, m, s: bytes_per_token_reference(t, m, sorted(s)),  # sorts the sizes
-    ],
-    ids=["tokens-per-byte", "characters-not-bytes", "sorted"],
-)
-def test_bytes_per_token_catches(capsys, wrong):
-    assert not passes(capsys, ch05.check_bytes_per_token, wrong)
+@given(st.text(max_size=30))
+def test_char_spans_reference_covers_every_byte_in_order(text):
+    tok = ByteTokenizer.train("the cat é 日本", 270)
+    ids = tok.encode(text)
+    spans = char_spans_reference(ids, build_vocab(tok.merges))
+    assert len(spans) == len(text)
+    assert all(a <= b for a, b in spans) and spans == sorted(spans)
 
 
 @given(st.lists(st.binary(max_size=5), max_size=12))
 def test_stream_decode_reference_spells_the_replace_decoding(tokens):
-    """Joined, the stream is the replace-decoding of all bytes minus a truncated tail; each
-    piece only adds text (nothing shown is ever taken back)."""
+    """Joined, the stream is the replace-decoding of all bytes minus a truncated tail."""
     vocab = dict(enumerate(tokens))
     pieces = stream_decode_reference(list(vocab), vocab)
-    data = b"".join(tokens)
-    full = data.decode("utf-8", "replace")
+    full = b"".join(tokens).decode("utf-8", "replace")
     shown = "".join(pieces)
-    assert full.startswith(shown)
-    tail = full[len(shown) :]
-    assert tail in ("", "\ufffd")
-    assert bool(tail) == any(truncated(data[-k:]) for k in (1, 2, 3) if len(data) >= k)
-
-
-def truncated(data: bytes) -> bool:
-    """Whether data is the start of one character, missing its last bytes."""
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return error.reason == "unexpected end of data" and error.start == 0
-    return False
+    assert full.startswith(shown) and full[len(shown) :] in ("", "\ufffd")
 
 
 @given(st.text())
 def test_stream_decode_reference_on_valid_text_is_the_text(text):
     vocab = {i: bytes([i]) for i in range(256)}
     assert "".join(stream_decode_reference(list(text.encode()), vocab)) == text
-
-
-def test_to_bytes_reference_is_the_vocabulary():
-    merges = [((97, 97), 3), ((256, 256), 1), ((98, 257), 1)]
-    assert to_bytes_reference([258], merges) == build_vocab(merges)[258] == b"baaaa"

@@ -1,5 +1,6 @@
 """What every check of every chapter must do, found by discovery so a new check is covered too."""
 
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -19,6 +20,11 @@ CHECKS = [
         importlib.import_module(f"book.checks.{name}"), inspect.isfunction
     )
     if fn_name.startswith("check_") and fn.__module__ == f"book.checks.{name}"
+] + [
+    (f"{name}.{spec.name}", functools.partial(module.check, spec.name))
+    for name in CHAPTER_MODULES
+    for module in [importlib.import_module(f"book.checks.{name}")]
+    for spec in getattr(module, "SPECS", ())
 ]
 
 

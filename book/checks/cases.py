@@ -16,26 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from book.checks.core import Case, Compare, check_cases, equal
-from book.checks.spec import Call, Raises
-
-# A case is (arguments, what it targets): the note is shown in the case's label.
-Cases = list[tuple[tuple, str]]
-
-
-def short_arg(value: Any) -> str:
-    """A short label for a big argument: its first two items and how many there are."""
-    if isinstance(value, dict) and len(value) > 3:
-        first = ", ".join(f"{k!r}: {v!r}" for k, v in list(value.items())[:2])
-        return f"{{{first}, … {len(value)} items}}"
-    if isinstance(value, list) and len(value) > 4:
-        return f"[{', '.join(map(repr, value[:3]))}, … {len(value)} items]"
-    text = repr(value)
-    return text if len(text) <= 70 else text[:69] + "…"
-
-
-def case_label(name: str, args: tuple, note: str = "") -> str:
-    """How a case reads: name(args) [what it targets]."""
-    return f"{name}({', '.join(map(short_arg, args))})" + (f" [{note}]" if note else "")
+from book.checks.spec import Call, Cases, Raises, case_label, short_arg  # noqa: F401 (chapters import them here)
 
 
 def outcome(function: Callable, *args: Any) -> Any:

@@ -1,50 +1,38 @@
-"""Checks of exercises/05_byte_bpe.ipynb. The reference is book.tokenizers.byte_bpe.
+"""Checks of exercises/05_byte_bpe.ipynb, as one spec per task. The reference is
+book.tokenizers.bpe.byte_bpe.
 
-Every task is a variant, an extension or a measurement of the chapter's code: expanding ids
-to bytes through the merges alone, training with a minimum count, merging while updating the
-pair counts in place (chapter 9's idea), a streaming decoder that holds back truncated
-characters and replaces invalid bytes at once, and compression at several vocabulary sizes.
-Cases mix the walkthroughs' texts, texts full of ties, overlapping pairs (``7 7 7 7``), many
-scripts and emoji (tokens that hold part of a character), invalid UTF-8 of every kind (lone
-continuation bytes, bad continuations, overlong forms, surrogates, bytes F5-FF), and
-Shakespeare; the judge adds hidden texts and byte sequences drawn at random. Where a case
-targets one mistake, its label says which.
+No task is a chapter cell with a line added: shrinking ids to a smaller vocabulary from the ids
+alone, what each merge saves on a text (which is not its training count), merging while updating
+the pair counts in place (the judge counts the writes), a streaming decoder that holds back
+truncated characters and replaces invalid bytes at once, and which tokens hold each character.
+Each task's known mistakes are code; every group of cases catches each of them
+(``tests/test_check_specs.py`` proves it on seeds 1-20).
 """
 
 from __future__ import annotations
 
+import codecs
 import random
 from functools import cache
-from itertools import islice
 
 from book import corpora, walkthroughs
-from book.analysis.compression import bytes_per_token_curve
-from book.checks.cases import Cases, check_on_cases, judge_calls, outcome
-from book.checks.core import Case
-from book.checks.spec import Call, Task, random_text, window
+from book.checks.spec import Cases, Group, Mistake, TaskSpec, checks_of, random_text, window
 from book.tokenizers.bpe.byte_bpe import ByteTokenizer
-from book.tokenizers.bpe.core import build_vocab, get_pair_counts, merge, training_rounds
+from book.tokenizers.bpe.core import build_vocab, get_pair_counts, merge, replay_merges
 
-TIES = "zy ab yz ba"  # every pair occurs once: the first one seen, (z, y), must win
-OVERLAP = "aaaa aaab baaa"
 MIXED = "Ωμέγα Ωμέγα naïve café 日本語 日本 🦙🦙 👨‍👩‍👧"
-TEXTS = [walkthroughs.CAT_HAT_TEXT, walkthroughs.THEATRE_TEXT, TIES, OVERLAP, MIXED]
+SURROGATE = b"\xed\xa0\x80"  # invalid, but Python's incremental decoder waits one byte too long
 # Byte sequences that are not UTF-8, and why (the stream decoder must replace them at once).
 INVALID = {
     "a lone continuation byte": b"\x80",
     "a lead byte, then a byte that cannot continue it": b"\xc3(",
     "an overlong '/'": b"\xc0\xaf",
-    "a surrogate": b"\xed\xa0\x80",
+    "a surrogate": SURROGATE,
     "a second byte out of range for E0": b"\xe0\x80\x80",
     "above U+10FFFF": b"\xf4\x90\x80\x80",
     "bytes F5-FF never occur": b"\xf5\xff",
 }
-
-
-@cache
-def _shakespeare(n_chars: int = 3000) -> str:
-    """The first ``n_chars`` characters of the training plays."""
-    return corpora.english("train")[:n_chars]
+BYTE_VOCAB = {i: bytes([i]) for i in range(256)}
 
 
 @cache
@@ -53,32 +41,372 @@ def _tokenizer(text: str, vocab_size: int) -> ByteTokenizer:
     return ByteTokenizer.train(text, vocab_size)
 
 
-# --- the references ------------------------------------------------------------------------------
+@cache
+def _english(n_chars: int = 3000, vocab_size: int = 300) -> ByteTokenizer:
+    """Trained on the first ``n_chars`` characters of the training plays."""
+    return _tokenizer(corpora.english("train")[:n_chars], vocab_size)
 
 
-def to_bytes_reference(ids: list[int], merges: list) -> bytes:
-    """The bytes of ids through the merges (ValueError for an id no merge created)."""
-    vocab = build_vocab(merges)
-    for token_id in ids:
-        if token_id not in vocab:
-            raise ValueError(f"id {token_id} is not a byte and no merge created it")
-    return b"".join(vocab[token_id] for token_id in ids)
+def _heldout(rng: random.Random, size: int = 200) -> str:
+    return window(rng, corpora.english("heldout"), size)
 
 
-def train_reference(text: str, vocab_size: int, min_count: int = 1) -> list:
-    """Merges with the book's tie-break, stopping at vocab_size or below min_count."""
-    merges = []
-    for done in islice(training_rounds([text.encode("utf-8")]), max(0, vocab_size - 256)):
-        if done.merge[1] < min_count:
-            break
-        merges.append(done.merge)
-    return merges
+# --- Task 1: shrink ------------------------------------------------------------------------------
 
 
-def updated_reference(ids: list[int], pair: tuple, new_id: int, counts: dict) -> list:
-    """[merged ids, the pair counts of the merged ids, whether ids stayed unchanged]."""
+def shrink_reference(ids: list[int], merges: list, vocab_size: int) -> list[int]:
+    """The ids the same bytes get with only the first vocab_size - 256 merges."""
+    if not 256 <= vocab_size <= 256 + len(merges):
+        raise ValueError(f"vocab_size must be from 256 to {256 + len(merges)}")
+    data = b"".join(build_vocab(merges)[i] for i in ids)
+    return replay_merges(list(data), merges[: vocab_size - 256])
+
+
+def _shrink_with(keep, depth=None):
+    """Expand each id that keep(id, vocab_size) rejects into its parts (depth levels at most)."""
+
+    def shrink(ids, merges, vocab_size):
+        if not 256 <= vocab_size <= 256 + len(merges):
+            raise ValueError(vocab_size)
+
+        def expand(i, level=0):
+            if keep(i, vocab_size) or (depth is not None and level == depth):
+                return [i]
+            (left, right), _ = merges[i - 256]
+            return expand(left, level + 1) + expand(right, level + 1)
+
+        return [part for i in ids for part in expand(i)]
+
+    return shrink
+
+
+NESTED = [((97, 97), 3), ((256, 256), 1), ((98, 257), 1)]
+
+
+def _shrink_examples() -> Cases:
+    english = _english()
+    ids = english.encode(corpora.english("heldout")[:300])
+    mixed = _tokenizer(MIXED, 280)
+    return [
+        (([258, 97, 258], NESTED, 257), "a merge of merges expands until every id fits"),
+        (([258, 257, 256], NESTED, 258), "id 258 is outside a vocabulary of 258"),
+        (([258, 256], NESTED, 259), "every merge kept: nothing changes"),
+        (([258, 256], NESTED, 256), "no merge kept: bytes"),
+        (([], NESTED, 257), "no ids"),
+        (([97], NESTED, 255), "a vocabulary smaller than the bytes raises ValueError"),
+        ((ids, list(english.merges), 280), "Shakespeare"),
+        ((mixed.encode(MIXED), list(mixed.merges), 265), "tokens that hold part of a character"),
+    ]
+
+
+def _shrink_hidden(rng: random.Random) -> Cases:
+    english = _english()
+    ids = english.encode(_heldout(rng))
+    merged = sorted({i for i in ids if i >= 258})
+    size = rng.choice(merged)  # an id equal to the size is outside the vocabulary
+    nested = [i for i in ids if i >= 258 and any(p >= 257 for p in english.merges[i - 256][0])]
+    small = min(p for i in nested for p in english.merges[i - 256][0] if p >= 257)
+    return [
+        ((ids, list(english.merges), size), "random"),
+        ((ids, list(english.merges), rng.randint(257, small)), "random"),
+    ]
+
+
+SHRINK = TaskSpec(
+    "shrink",
+    shrink_reference,
+    (Group("examples", 1, _shrink_examples), Group("random texts", 1, hidden=_shrink_hidden)),
+    (
+        Mistake(
+            "the parts of a merge may be merges too: expand until every id fits the vocabulary",
+            _shrink_with(lambda i, size: i < size, depth=1),
+        ),
+        Mistake(
+            "a vocabulary of vocab_size holds ids 0 to vocab_size - 1",
+            _shrink_with(lambda i, size: i <= size),
+        ),
+        Mistake(
+            "keep the ids that fit: only merges beyond the vocabulary are undone",
+            _shrink_with(lambda i, size: i < 256),
+        ),
+    ),
+    "an id that does not fit the smaller vocabulary stands for its merge's two parts; undo the "
+    "merges from the last one down, as far as needed.",
+)
+
+# --- Task 2: merge_gain --------------------------------------------------------------------------
+
+
+def merge_gain_reference(text: str, merges: list) -> list[int]:
+    """For each merge in rank order, the tokens it removes when the merges encode text."""
+    ids, gains = list(text.encode("utf-8")), []
+    for rank, (pair, _count) in enumerate(merges):
+        merged = merge(ids, pair, 256 + rank)
+        gains.append(len(ids) - len(merged))
+        ids = merged
+    return gains
+
+
+def _gain_overlapping(text, merges):
+    ids, gains = list(text.encode("utf-8")), []
+    for rank, (pair, _count) in enumerate(merges):
+        gains.append(get_pair_counts(ids).get(pair, 0))
+        ids = merge(ids, pair, 256 + rank)
+    return gains
+
+
+def _gain_in_bytes(text, merges):
+    counts = get_pair_counts(list(text.encode("utf-8")))
+    return [counts.get(pair, 0) for pair, _count in merges]
+
+
+def _gain_cumulative(text, merges):
+    gains, total = [], 0
+    for gain in merge_gain_reference(text, merges):
+        total += gain
+        gains.append(total)
+    return gains
+
+
+RUNS = "aaaa bb aaa a zzzzz aaaaa "  # runs: a merge of (x, x) overlaps itself
+
+
+def _gain_examples() -> Cases:
+    cat = _tokenizer(walkthroughs.CAT_HAT_TEXT, 262)
+    runs = _tokenizer(RUNS * 3 + walkthroughs.CAT_HAT_TEXT, 270)
+    english = _english()
+    heldout = corpora.english("heldout")[:400]
+    return [
+        ((walkthroughs.CAT_HAT_TEXT + " aaaa", list(cat.merges) + [((97, 97), 2)]), ""),
+        ((RUNS, list(runs.merges)), "a pair that overlaps itself merges fewer times"),
+        ((walkthroughs.CAT_HAT_TEXT, list(runs.merges)), "another text than the training one"),
+        (("", list(cat.merges)), "no text"),
+        ((heldout + " ooooo", list(english.merges)), "Shakespeare's merges on held-out text"),
+    ]
+
+
+def _gain_hidden(rng: random.Random) -> Cases:
+    letter = rng.choice("xqjz")
+    run = letter * rng.choice([5, 7, 9])
+    training = f"{random_text(rng, 8)} {run} {run} {random_text(rng, 8)} {run}"
+    tok = _tokenizer(training, rng.randint(275, 300))
+    measured = f"{random_text(rng, 10)} {letter * 3} {run}"
+    return [((measured, list(tok.merges)), "random"), ((training, list(tok.merges)), "random")]
+
+
+MERGE_GAIN = TaskSpec(
+    "merge_gain",
+    merge_gain_reference,
+    (
+        Group("examples", 2, _gain_examples),
+        Group("random texts", 1, hidden=_gain_hidden),
+    ),
+    (
+        Mistake(
+            "a merge saves one token per place it merges, and it cannot merge overlapping "
+            "places (a a a merges once): counting the pair's occurrences counts them twice",
+            _gain_overlapping,
+        ),
+        Mistake(
+            "count after the earlier merges: a merge of merged ids never occurs in the bytes",
+            _gain_in_bytes,
+        ),
+        Mistake(
+            "each merge's own gain, not the total so far",
+            _gain_cumulative,
+        ),
+        Mistake(
+            "the count stored with a merge is from the training text; measure on this text",
+            lambda text, merges: [count for _pair, count in merges],
+        ),
+    ),
+    "replay the merges in rank order on the text's bytes; what a merge saves is how much "
+    "shorter the ids get.",
+)
+
+# --- Task 3: merge_and_update --------------------------------------------------------------------
+
+# The counts are a mapping that counts the writes made to it: updating in place writes a few
+# pairs per merged place, recounting writes every pair of the list. The probe returns [merged
+# ids, the counts after, ids unchanged, whether the writes fit in-place updating].
+IN_PLACE = """
+from collections.abc import MutableMapping
+
+
+class Counts(MutableMapping):
+    def __init__(self, counts):
+        self._store, self.writes = dict(counts), 0
+
+    def __getitem__(self, key):
+        return self._store[key]
+
+    def __setitem__(self, key, value):
+        self.writes += 1
+        self._store[key] = value
+
+    def __delitem__(self, key):
+        self.writes += 1
+        del self._store[key]
+
+    def __iter__(self):
+        return iter(self._store)
+
+    def __len__(self):
+        return len(self._store)
+
+    def __repr__(self):
+        return repr(self._store)
+
+
+def probe(answer, ids, pair, new_id, counts):
+    kept, watched = list(ids), Counts(counts)
+    merged = answer(ids, pair, new_id, watched)
+    places = len(kept) - len(merged) if isinstance(merged, list) else 0
+    return [merged, dict(watched._store), ids == kept, watched.writes <= 10 * places + 2]
+"""
+
+
+def merge_and_update_reference(ids, pair, new_id, counts) -> list[int]:
+    """Merged ids; counts updated in place, a few writes per merged place."""
+
     merged = merge(ids, pair, new_id)
-    return [merged, get_pair_counts(merged), True]
+    before, after = get_pair_counts(ids), get_pair_counts(merged)
+    for key in {**before, **after}:  # only the pairs that change: those around merged places
+        if before.get(key) != after.get(key):
+            if key in after:
+                counts[key] = after[key]
+            else:
+                del counts[key]
+    return merged
+
+
+def _recount(ids, pair, new_id, counts):
+    merged = merge(ids, pair, new_id)
+    counts.clear()
+    counts.update(get_pair_counts(merged))
+    return merged
+
+
+def _stale_left(ids, pair, new_id, counts):
+    """Updates the left pair from the original ids: wrong after a merge just to its left."""
+
+    def add(key, amount):
+        counts[key] = counts.get(key, 0) + amount
+        if counts[key] == 0:
+            del counts[key]
+
+    merged, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+            add(pair, -1)
+            if merged:
+                add((ids[i - 1], ids[i]), -1)
+                add((ids[i - 1], new_id), 1)
+            if i + 2 < len(ids):
+                add((ids[i + 1], ids[i + 2]), -1)
+                add((new_id, ids[i + 2]), 1)
+            merged.append(new_id)
+            i += 2
+        else:
+            merged.append(ids[i])
+            i += 1
+    return merged
+
+
+def _keeps_zeros(ids, pair, new_id, counts):
+    before = dict(counts)
+    merged = merge_and_update_reference(ids, pair, new_id, counts)
+    for key in before:
+        if key not in counts:
+            counts[key] = 0
+    return merged
+
+
+def _mutates_ids(ids, pair, new_id, counts):
+    ids[:] = merge_and_update_reference(list(ids), pair, new_id, counts)
+    return ids
+
+
+def _update_args(ids: list[int], pair: tuple, new_id: int) -> tuple:
+    """The arguments of merge_and_update: ids, pair, new id, and the pair counts of ids."""
+    return (ids, pair, new_id, get_pair_counts(ids))
+
+
+def _long(text: str, tail: list[int]) -> list[int]:
+    """text's bytes, then tail: many distinct pairs, so a recount writes far more than an
+    update."""
+    return list(text.encode("utf-8")) + tail
+
+
+def _update_examples() -> Cases:
+    cat = list(walkthroughs.CAT_HAT_TEXT.encode("utf-8"))
+    shakespeare = list(corpora.english("train")[:600].encode("utf-8"))
+    return [
+        (_update_args([1, 2, 3], (1, 2), 9), ""),
+        (_update_args(cat, (116, 104), 256), "neighbours on both sides"),
+        (_update_args([7, 7, 7], (7, 7), 256), "an overlap: one (7, 7) is removed, not two"),
+        (_update_args([7, 7, 7, 7], (7, 7), 256), "two merges side by side: (256, 256)"),
+        (_update_args([5, 6], (1, 2), 300), "a pair that does not occur changes nothing"),
+        (_update_args([], (1, 2), 300), "no ids"),
+        (
+            _update_args(shakespeare + [9, 9, 9, 9], (9, 9), 256),
+            "Shakespeare: update, do not recount",
+        ),
+    ]
+
+
+def _update_overlaps() -> Cases:
+    return [
+        (_update_args([7, 7, 7, 7, 7], (7, 7), 256), "an odd run"),
+        (_update_args([1, 2, 1, 2, 1, 2], (1, 2), 300), "(2, 1) between merges disappears"),
+        (_update_args([1, 2, 3, 1, 2], (3, 1), 300), "a pair that occurs once"),
+        (_update_args(_long(MIXED, [8, 8, 8, 8, 8, 8]), (8, 8), 301), "a long run at the end"),
+    ]
+
+
+def _update_hidden(rng: random.Random) -> Cases:
+    text = random_text(rng, rng.randint(6, 12))
+    run = [rng.choice([7, 300])] * rng.randint(4, 9)
+    ids = _long(text, run) + _long(random_text(rng, 3), [])
+    pairs = list(get_pair_counts(list(text.encode("utf-8")))) or [(1, 2)]
+    return [
+        (_update_args(ids, (run[0], run[0]), rng.randint(400, 999)), "random"),
+        (_update_args(_long(text, []), rng.choice(pairs), rng.randint(400, 999)), "random"),
+    ]
+
+
+MERGE_AND_UPDATE = TaskSpec(
+    "merge_and_update",
+    merge_and_update_reference,
+    (
+        Group("examples", 1, _update_examples),
+        Group("overlaps", 1, _update_overlaps),
+        Group("random ids", 1, hidden=_update_hidden),
+    ),
+    (
+        Mistake(
+            "update the counts in place, pair by pair around each merged place: clearing them "
+            "and counting the whole list again writes every pair",
+            _recount,
+        ),
+        Mistake(
+            "the pair on the left of a merged place starts with the id just before it in the "
+            "merged list, which may itself be new_id (two merges side by side)",
+            _stale_left,
+        ),
+        Mistake("delete a pair whose count drops to 0", _keeps_zeros),
+        Mistake("return a new list: the ids you are given must not change", _mutates_ids),
+        Mistake(
+            "this is the chapter's merge: it leaves the counts as they were",
+            lambda ids, pair, new_id, counts: merge(ids, pair, new_id),
+        ),
+    ),
+    "for each merged place, the pair itself loses one, and the pairs on its left and right "
+    "now have new_id in them; nothing else changes.",
+    probe=IN_PLACE,
+)
+
+# --- Task 4: stream_decode -----------------------------------------------------------------------
 
 
 def stream_decode_reference(ids: list[int], vocab: dict[int, bytes]) -> list[str]:
@@ -108,311 +436,182 @@ def stream_decode_reference(ids: list[int], vocab: dict[int, bytes]) -> list[str
     return pieces
 
 
-def bytes_per_token_reference(text: str, merges: list, vocab_sizes: list[int]) -> list[float]:
-    """UTF-8 bytes of text per token with the first v - 256 merges, for each size v."""
-    return bytes_per_token_curve(ByteTokenizer(merges), text, [v - 256 for v in vocab_sizes])
+def _stream_holding(ids, vocab):
+    """Waits for up to 3 bytes, so invalid bytes block the stream."""
+    pieces, pending = [], b""
+    for i in ids:
+        pending += vocab[i]
+        text = ""
+        for keep in range(min(3, len(pending)) + 1):
+            try:
+                text = pending[: len(pending) - keep].decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            pending = pending[len(pending) - keep :]
+            break
+        pieces.append(text)
+    return pieces
 
 
-def close(got, expected) -> bool:
-    """A list of floats equal to the expected ones up to rounding."""
-    return (
-        isinstance(got, list)
-        and len(got) == len(expected)
-        and all(isinstance(g, float) and abs(g - e) < 1e-9 for g, e in zip(got, expected))
-    )
+def _stream_codecs(ids, vocab):
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    return [decoder.decode(vocab[i]) for i in ids]
 
 
-# --- the cases -----------------------------------------------------------------------------------
+def _stream_prefix(ids, vocab):
+    data = b"".join(vocab[i] for i in ids)
+    ends = [len(b"".join(vocab[j] for j in ids[: k + 1])) for k in range(len(ids))]
+    return [data[:end].decode("utf-8", "replace") for end in ends]
 
 
-def _to_bytes_cases() -> Cases:
-    """to_bytes: bytes, the walkthrough's merges, nested merges, unknown ids."""
-    cat = train_reference(walkthroughs.CAT_HAT_TEXT, 258)
-    mixed = train_reference(MIXED, 280)
-    nested = [((97, 97), 3), ((256, 256), 1), ((98, 257), 1)]
-    english = _tokenizer(_shakespeare(), 300)
-    return [
-        (([], cat), "no ids"),
-        (([104, 105, 0, 255], cat), "ids below 256 are bytes"),
-        (([257, 32, 99, 97, 116], cat), "the walkthrough's merges"),
-        (([258, 256, 257], nested), "merges of merges"),
-        ((english.encode(corpora.english("heldout")[:300]), list(english.merges)), "Shakespeare"),
-        ((_tokenizer(MIXED, 280).encode(MIXED), mixed), "tokens that hold part of a character"),
-        (([256 + len(cat)], cat), "the first id no merge made: 256 + len(merges) raises"),
-        (([104, 300], cat), "an id no merge made raises ValueError"),
-    ]
-
-
-def _train_cases() -> Cases:
-    """train: every text at several sizes and minimum counts, empty and tiny texts."""
+def _stream_examples() -> Cases:
+    multi, english = _tokenizer(MIXED, 280), _english()
     cases: Cases = []
-    for text in TEXTS:
-        for vocab_size in (256, 258, 262, 280):
-            for min_count in (1, 2, 3):
-                cases.append(((text, vocab_size, min_count), ""))
-    cases += [
-        (("a", 300, 1), "no pair at all"),
-        (("", 300, 2), "an empty text"),
-        (("aaab", 300, 2), "the count equal to min_count still merges"),
-        ((_shakespeare(), 300, 4), "Shakespeare"),
+    for tok, text in [(multi, MIXED), (multi, "🦙 ok"), (english, "naïve 👨‍👩‍👧 the king")]:
+        ids = tok.encode(text)
+        cases += [((ids, dict(tok.vocab)), "whole text"), ((ids[:-1], dict(tok.vocab)), "cut")]
+    return cases + [
+        ((list("é€😀".encode()), BYTE_VOCAB), "truncated characters wait for their last byte"),
+        ((list(b"\xf0\x9f\x98"), BYTE_VOCAB), "a truncated character at the end is never shown"),
+        ((list(b"ok " + SURROGATE + b"!"), BYTE_VOCAB), "invalid: a surrogate, at once"),
+        (([], BYTE_VOCAB), "no ids"),
     ]
+
+
+def _stream_invalid() -> Cases:
+    cases: Cases = [
+        ((list(b"ok " + data + " é!".encode()), BYTE_VOCAB), f"invalid: {note}")
+        for note, data in INVALID.items()
+    ]
+    return cases + [
+        ((list(b"\xf0\x9f(\x80a"), BYTE_VOCAB), "truncated, then proven invalid by the next byte"),
+        (
+            ([0xE9, 0x80, 0x41], {**BYTE_VOCAB, 0xE9: b"\xe2\x82", 0x80: b"\xac\x80"}),
+            "one token completes a character and starts an invalid byte",
+        ),
+    ]
+
+
+def _stream_hidden(rng: random.Random) -> Cases:
+    english = _english()
+    pool = [bytes([b]) for b in rng.sample(range(256), 40)]
+    pool += [ch.encode() for ch in "aé€😀"] + list(INVALID.values())
+    cases: Cases = [((english.encode(random_text(rng, 6)), dict(english.vocab)), "random")]
+    for _ in range(2):
+        chunks = [rng.choice(pool) for _ in range(rng.randint(3, 10))]
+        chunks.insert(rng.randrange(len(chunks) + 1), rng.choice(["é", "€", "😀"]).encode())
+        chunks.insert(rng.randrange(len(chunks) + 1), SURROGATE)
+        cases.append(((list(b"".join(chunks)), BYTE_VOCAB), "random"))
     return cases
 
 
-def _update_args(ids: list[int], pair: tuple, new_id: int) -> tuple:
-    """The arguments of merge_and_update: ids, pair, new id, and the pair counts of ids."""
-    return (ids, pair, new_id, get_pair_counts(ids))
-
-
-def _update_cases() -> Cases:
-    """merge_and_update: overlaps, neighbours, absent pairs, pairs at both ends, real text."""
-    cat = list(walkthroughs.CAT_HAT_TEXT.encode("utf-8"))
-    shakespeare = list(_shakespeare(600).encode("utf-8"))
-    return [
-        (_update_args([1, 2, 3], (1, 2), 9), ""),
-        (_update_args(cat, (116, 104), 256), "neighbours on both sides"),
-        (_update_args([7, 7, 7], (7, 7), 256), "an overlap: one (7, 7) is removed, not two"),
-        (_update_args([7, 7, 7, 7], (7, 7), 256), "two merges side by side: (256, 256)"),
-        (_update_args([7, 7, 7, 7, 7], (7, 7), 256), "an odd run"),
-        (_update_args([1, 2, 1, 2, 1, 2], (1, 2), 300), "(2, 1) between merges disappears"),
-        (_update_args([1, 2, 3, 1, 2], (3, 1), 300), "a pair that occurs once"),
-        (_update_args([5, 6], (1, 2), 300), "a pair that does not occur changes nothing"),
-        (_update_args([], (1, 2), 300), "no ids"),
-        (_update_args(shakespeare, (101, 32), 256), "Shakespeare"),
-    ]
-
-
-def _stream_inputs() -> list[tuple[list[int], dict[int, bytes], str]]:
-    """(ids, vocab, note) for the stream decoder: truncated and invalid, in tokens and bytes."""
-    multi, english = _tokenizer(MIXED, 280), _tokenizer(_shakespeare(), 300)
-    byte_vocab = {i: bytes([i]) for i in range(256)}
-    inputs = []
-    for tok, text in [(multi, MIXED), (multi, "🦙 ok"), (english, "naïve 👨‍👩‍👧 the king")]:
-        ids = tok.encode(text)
-        vocab = dict(tok.vocab)
-        inputs += [(ids, vocab, "whole text"), (ids[:-1], vocab, "cut: a character may wait")]
-    for note, data in INVALID.items():
-        inputs.append((list(b"ok " + data + " é!".encode()), byte_vocab, f"invalid: {note}"))
-    inputs += [
-        (list("é€😀".encode()), byte_vocab, "truncated characters wait for their last byte"),
-        (list(b"\xf0\x9f\x98"), byte_vocab, "a truncated character at the end is never shown"),
-        (list(b"\xf0\x9f(\x80a"), byte_vocab, "truncated, then proven invalid by the next byte"),
-        (
-            [0xE9, 0x80, 0x41],
-            {**byte_vocab, 0xE9: b"\xe2\x82", 0x80: b"\xac\x80"},
-            "one token completes a character and starts an invalid byte",
+STREAM_DECODE = TaskSpec(
+    "stream_decode",
+    stream_decode_reference,
+    (
+        Group("texts", 1, _stream_examples),
+        Group("invalid bytes", 1, _stream_invalid),
+        Group("random bytes", 1, hidden=_stream_hidden),
+    ),
+    (
+        Mistake(
+            "bytes that can never become a character are shown at once as '\ufffd'; only a "
+            "truncated character waits",
+            _stream_holding,
         ),
-        ([], byte_vocab, "no ids"),
-    ]
-    return inputs
+        Mistake(
+            "Python's incremental decoder waits one byte too long on some invalid bytes (a "
+            "surrogate, ED A0): read the strict decoder's error instead",
+            _stream_codecs,
+        ),
+        Mistake(
+            "a character's bytes may arrive in several tokens: keep the bytes of a truncated "
+            "character until the token that completes it",
+            lambda ids, vocab: [vocab[i].decode("utf-8", "replace") for i in ids],
+        ),
+        Mistake(
+            "each string is only the text that this id makes certain, not all text so far",
+            _stream_prefix,
+        ),
+    ),
+    "keep the pending bytes; after each id, show what decodes, keep a truncated character at "
+    "the end, and replace invalid bytes at once (the strict decoder's reason tells them apart).",
+)
+
+# --- Task 5: char_spans --------------------------------------------------------------------------
 
 
-def _stream_cases() -> Cases:
-    """stream_decode cases."""
-    return [((ids, vocab), note) for ids, vocab, note in _stream_inputs()]
+def char_spans_reference(ids: list[int], vocab: dict[int, bytes]) -> list[tuple[int, int]]:
+    """For each character of the text ids spell: (token of its first byte, token of its last)."""
+    owner = [k for k, token_id in enumerate(ids) for _ in vocab[token_id]]
+    text = b"".join(vocab[i] for i in ids).decode("utf-8")
+    spans, start = [], 0
+    for ch in text:
+        end = start + len(ch.encode("utf-8"))
+        spans.append((owner[start], owner[end - 1]))
+        start = end
+    return spans
 
 
-def _bpt_cases() -> Cases:
-    """bytes_per_token: sizes in any order, held-out English, many scripts."""
-    english = _tokenizer(corpora.english("train")[:20_000], 600)
-    heldout = corpora.english("heldout")[:3000]
-    multi = _tokenizer(MIXED, 280)
+def _spans_per_token(ids, vocab):
+    spans = []
+    for k, token_id in enumerate(ids):
+        spans += [(k, k)] * len(vocab[token_id].decode("utf-8", "replace"))
+    return spans
+
+
+def _spans_per_byte(ids, vocab):
+    return [(k, k) for k, token_id in enumerate(ids) for _ in vocab[token_id]]
+
+
+def _spans_exclusive(ids, vocab):
+    return [(first, last + 1) for first, last in char_spans_reference(ids, vocab)]
+
+
+def _spans_first(ids, vocab):
+    return [(first, first) for first, _last in char_spans_reference(ids, vocab)]
+
+
+def _spans_examples() -> Cases:
+    multi, english = _tokenizer(MIXED, 280), _english()
     return [
-        ((heldout, list(english.merges), [256, 300, 400, 600]), ""),
-        ((heldout, list(english.merges), [600, 256]), "sizes in the order given"),
-        ((MIXED, list(english.merges), [256, 450]), "other scripts"),
-        ((MIXED, list(multi.merges), [256, 270, 280]), ""),
-        (("日本語", list(multi.merges), [280]), ""),
+        ((multi.encode(MIXED), dict(multi.vocab)), "tokens that hold part of a character"),
+        ((list("né🦙".encode()), BYTE_VOCAB), "bytes only"),
+        ((english.encode("the king's café 日本"), dict(english.vocab)), ""),
+        (([], BYTE_VOCAB), "no ids"),
     ]
 
 
-# --- the checks the notebook runs ----------------------------------------------------------------
-
-HINTS = {
-    "to_bytes": "an id below 256 is bytes([id]); id 256 + rank is merges[rank]'s two parts, each "
-    "expanded in turn (rank = id - 256, not id - 255). Raise ValueError for an id that is "
-    "neither a byte nor made by a merge.",
-    "train": "the chapter's loop, but before merging check the best pair's count: stop when it "
-    "is below min_count (a count equal to min_count still merges). New ids are 256, 257, ... "
-    "in order; ties go to the pair seen first.",
-    "merge_and_update": "for each merged place: the pair itself -1; the pair on the left "
-    "(left, a) becomes (left, new_id) and the pair on the right (b, right) becomes "
-    "(new_id, right). Take left from the merged list, not from ids: after a merge just "
-    "before ([7, 7, 7, 7]) it is new_id. Delete pairs that reach 0; return a new list.",
-    "stream_decode": "keep a buffer of pending bytes; after each id, decode strictly and read the "
-    "UnicodeDecodeError: 'unexpected end of data' reaching the end is a truncated character "
-    "(keep those bytes), any other error is invalid bytes (emit '\\ufffd' for "
-    "pending[start:end] at once and go on). codecs' incremental decoder waits one byte too "
-    "long on some invalid pairs (ED A0).",
-    "bytes_per_token": "for each vocab size v, encode with the first v - 256 merges only, and "
-    "divide len(text.encode('utf-8')) by the number of ids, as a float.",
-}
-POINTS = {
-    "to_bytes": 2,
-    "train": 3,
-    "merge_and_update": 3,
-    "stream_decode": 3,
-    "bytes_per_token": 2,
-}
-REFERENCES = {
-    "to_bytes": to_bytes_reference,
-    "train": train_reference,
-    "merge_and_update": updated_reference,
-    "stream_decode": stream_decode_reference,
-    "bytes_per_token": bytes_per_token_reference,
-}
-CASES = {
-    "to_bytes": _to_bytes_cases,
-    "train": _train_cases,
-    "merge_and_update": _update_cases,
-    "stream_decode": _stream_cases,
-    "bytes_per_token": _bpt_cases,
-}
+def _spans_hidden(rng: random.Random) -> Cases:
+    multi = _tokenizer(MIXED, 280)
+    text = f"{random_text(rng, rng.randint(3, 8))} {rng.choice(['🦙', 'Привет', 'नमस्ते'])}"
+    return [((multi.encode(text), dict(multi.vocab)), "random")]
 
 
-def _updated(merge_and_update):
-    """merge_and_update as a function of its arguments giving what the check compares."""
+CHAR_SPANS = TaskSpec(
+    "char_spans",
+    char_spans_reference,
+    (Group("examples", 1, _spans_examples), Group("random texts", 1, hidden=_spans_hidden)),
+    (
+        Mistake(
+            "a token may hold part of a character: decode all the bytes, not token by token",
+            _spans_per_token,
+        ),
+        Mistake(
+            "a character is 1 to 4 bytes: one span per character, not per byte", _spans_per_byte
+        ),
+        Mistake(
+            "the second number is the index of the token holding the last byte itself",
+            _spans_exclusive,
+        ),
+        Mistake("a character whose bytes span several tokens ends in a later token", _spans_first),
+    ),
+    "number the bytes of all tokens in order, note which token each byte comes from, then "
+    "walk the characters of the decoded text, each as many bytes as its UTF-8 length.",
+)
 
-    def run(ids, pair, new_id, counts):
-        kept = list(ids)
-        merged = merge_and_update(ids, pair, new_id, counts)
-        return [merged, counts, ids == kept]
-
-    return run
-
-
-def _check(task: str, answer) -> None:
-    """Run the task's cases against its reference."""
-    check_on_cases(task, answer, REFERENCES[task], CASES[task](), POINTS[task], HINTS[task])
-
-
-def check_to_bytes(to_bytes) -> None:
-    """to_bytes(ids, merges) -> the bytes of ids, expanded through the merges."""
-    _check("to_bytes", to_bytes)
-
-
-def check_train(train) -> None:
-    """train(text, vocab_size, min_count) -> [(pair, count), ...] with the book's tie-break."""
-    default = Case(
-        "train('aaab', 258) [min_count is 1 by default]",
-        lambda: outcome(train, "aaab", 258),
-        train_reference("aaab", 258),
-    )
-    check_on_cases(
-        "train", train, train_reference, _train_cases(), POINTS["train"], HINTS["train"], [default]
-    )
-
-
-def check_merge_and_update(merge_and_update) -> None:
-    """merge_and_update(ids, pair, new_id, counts) -> merged ids; counts updated in place."""
-    answer = _updated(merge_and_update) if callable(merge_and_update) else merge_and_update
-    check_on_cases(
-        "merge_and_update",
-        answer,
-        updated_reference,
-        _update_cases(),
-        POINTS["merge_and_update"],
-        HINTS["merge_and_update"],
-    )
-
-
-def check_stream_decode(stream_decode) -> None:
-    """stream_decode(ids, vocab) -> one string per id, truncated and invalid bytes handled."""
-    _check("stream_decode", stream_decode)
-
-
-def check_bytes_per_token(bytes_per_token) -> None:
-    """bytes_per_token(text, merges, vocab_sizes) -> [UTF-8 bytes / tokens, one per size]."""
-    check_on_cases(
-        "bytes_per_token",
-        bytes_per_token,
-        bytes_per_token_reference,
-        _bpt_cases(),
-        POINTS["bytes_per_token"],
-        HINTS["bytes_per_token"],
-        compare=close,
-    )
-
-
-# --- what the judge needs (see book.checks.core) --------------------------------------------------
+SPECS = (SHRINK, MERGE_GAIN, MERGE_AND_UPDATE, STREAM_DECODE, CHAR_SPANS)
+check, judge_tasks = checks_of(SPECS)
 
 # The notebook needs none of the tokenizers: all of them are out of reach while grading.
 REFERENCE = ("book.tokenizers", "book.analysis", "book.chat")
-UPDATED = """
-def updated(function, ids, pair, new_id, counts):
-    kept = list(ids)
-    merged = function(ids, pair, new_id, counts)
-    return [merged, counts, ids == kept]
-"""
-
-
-def _hidden(rng: random.Random) -> dict[str, Cases]:
-    """Hidden cases of every task, drawn from rng."""
-    texts = [random_text(rng, rng.randint(2, 10)) for _ in range(3)]
-    texts.append(window(rng, corpora.english("heldout"), 300))
-    english, multi = _tokenizer(_shakespeare(), 300), _tokenizer(MIXED, 280)
-    to_bytes = [((english.encode(text), list(english.merges)), "hidden") for text in texts[:2]]
-    to_bytes.append(((multi.encode(texts[2]), list(multi.merges)), "hidden"))
-    train = [((text, rng.randint(256, 300), rng.randint(1, 4)), "hidden") for text in texts]
-    update = []
-    for text in texts:
-        ids = list(text.encode("utf-8"))
-        pairs = list(get_pair_counts(ids)) or [(1, 2)]
-        update.append((_update_args(ids, rng.choice(pairs), rng.randint(256, 999)), "hidden"))
-    runs = [rng.choice([7, 7, 8, 300]) for _ in range(rng.randint(5, 25))]
-    update.append((_update_args(runs, (7, 7), 301), "hidden"))
-    byte_vocab = {i: bytes([i]) for i in range(256)}
-    pool = [bytes([b]) for b in rng.sample(range(256), 40)]
-    pool += [ch.encode() for ch in "aé€😀"] + list(INVALID.values())
-    stream = [((english.encode(texts[0]), dict(english.vocab)), "hidden")]
-    for _ in range(3):
-        data = b"".join(rng.choice(pool) for _ in range(rng.randint(3, 12)))
-        stream.append(((list(data), byte_vocab), "hidden"))
-    tok = _tokenizer(corpora.english("train")[:20_000], 600)
-    bpt = [
-        ((text, list(tok.merges), sorted(rng.sample(range(256, 601), 3))), "hidden")
-        for text in texts
-        if text.strip()
-    ]
-    return {
-        "to_bytes": to_bytes,
-        "train": train,
-        "merge_and_update": update,
-        "stream_decode": stream,
-        "bytes_per_token": bpt,
-    }
-
-
-def judge_tasks(rng: random.Random) -> list[Task]:
-    """Chapter 05's tasks for the judge: the check's cases plus hidden ones drawn from rng."""
-    hidden = _hidden(rng)
-    tasks = []
-    for name in POINTS:
-        reference = REFERENCES[name]
-        calls = judge_calls(name, reference, CASES[name](), False)
-        calls += judge_calls(name, reference, hidden[name], True)
-        setup, compare = "", close if name == "bytes_per_token" else None
-        if name == "merge_and_update":
-            calls = [
-                Call(
-                    call.label,
-                    f"updated(merge_and_update, {call.expr.split('(', 1)[1]}",
-                    call.args,
-                    call.expected,
-                    call.hidden,
-                )
-                for call in calls
-            ]
-            setup = UPDATED
-        if name == "train":
-            calls.append(
-                Call(
-                    "train('aaab', 258) [min_count is 1 by default]",
-                    "train(a0, a1)",
-                    ("aaab", 258),
-                    train_reference("aaab", 258),
-                )
-            )
-        extra = {"compare": compare} if compare else {}
-        tasks.append(Task(name, POINTS[name], (name,), calls, HINTS[name], setup=setup, **extra))
-    return tasks

@@ -16,12 +16,25 @@ never are.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from book.checks.core import Compare, call_label, equal
+from IPython.utils.capture import capture_output
+
+from book.checks.core import (
+    Compare,
+    Result,
+    call_label,
+    equal,
+    missing,
+    not_callable,
+    points_text,
+    report,
+)
+from book.checks.outcomes import Raises, score
 
 # Pieces hidden texts are built from: words, scripts, combining marks, emoji, digits, whitespace.
 PIECES = (
@@ -77,16 +90,6 @@ SPACES = (" ", " ", " ", "  ", "\n", "\t", "\n\n", "   ", "\u00a0", "")
 
 
 @dataclass(frozen=True)
-class Raises:
-    """An expected error: the call must raise this exception class (or a subclass of it)."""
-
-    name: str
-
-    def __repr__(self) -> str:
-        return f"raises {self.name}"
-
-
-@dataclass(frozen=True)
 class Call:
     """One case: ``expr`` is evaluated in the learner's kernel with the arguments as a0, a1, ...
 
@@ -99,6 +102,8 @@ class Call:
     args: tuple = ()
     expected: Any = None
     hidden: bool = False
+    group: str = ""  # the group of cases it belongs to (a task's points are given by group)
+    mistaken: tuple = ()  # what each of the task's known mistakes returns for it
 
 
 @dataclass(frozen=True)
@@ -118,6 +123,8 @@ class Task:
     compare: Compare = equal
     setup: str = ""
     data: dict[str, Any] = field(default_factory=dict)
+    groups: tuple[tuple[str, int], ...] = ()  # (name, points); none: all or nothing
+    mistakes: tuple[str, ...] = ()  # what the hint says for each known mistake
 
 
 def expect(reference: Callable, *args: Any) -> Any:
@@ -206,3 +213,187 @@ def window(rng: random.Random, text: str, size: int) -> str:
     """A random slice of text of (at most) size characters."""
     start = rng.randrange(max(len(text) - size, 0) + 1)
     return text[start : start + size]
+
+
+# --- a task as one declarative spec: the check cell, the judge's Task and the tests derive from it
+
+# A case is (arguments, what it targets): the note is shown in the case's label.
+Cases = list[tuple[tuple, str]]
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A known mistake, as code: ``says`` is the hint when a learner's outputs agree with it.
+
+    ``says`` names the misconception ("your tie-break compares the joined strings, not the
+    pairs"); it never shows the answer's code.
+    """
+
+    says: str
+    function: Callable
+
+
+@dataclass(frozen=True)
+class Group:
+    """A named group of cases worth ``points``: a task's points are the sum of its groups whose
+    every case passes. ``cases()`` are the visible cases, ``(arguments, what it targets)``;
+    ``hidden(rng)`` draws more (targeted: ties, overlaps, empty input...), which the judge keeps
+    hidden and the check cell draws from a fixed rng."""
+
+    name: str
+    points: int
+    cases: Callable[[], Cases] = list
+    hidden: Callable[[random.Random], Cases] | None = None
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One graded task, declared once: the learner defines ``name``; ``reference`` gives the
+    expected values (from ``book.tokenizers`` where the step exists there); ``groups`` split the
+    points; ``mistakes`` are the known mistakes the hint names (at least three).
+
+    ``probe`` is Python source defining ``probe(answer, *args)``, for a task whose answer is
+    judged on more than its return value (an argument changed in place, the work it did): it
+    runs in the learner's kernel, so it may only use the standard library. Without it, a case
+    calls ``answer(*args)``.
+    """
+
+    name: str
+    reference: Callable
+    groups: tuple[Group, ...]
+    mistakes: tuple[Mistake, ...]
+    hint: str
+    compare: Compare = equal
+    probe: str = ""
+
+    @property
+    def points(self) -> int:
+        """The task's points: the sum of its groups'."""
+        return sum(group.points for group in self.groups)
+
+    def runner(self, function: Callable) -> Callable:
+        """function as a case calls it: through the probe when there is one."""
+        if not self.probe:
+            return function
+        names: dict[str, Any] = {}
+        exec(compile(self.probe, f"<probe of {self.name}>", "exec"), names)
+        return lambda *args: names["probe"](function, *args)
+
+    def _calls(self, group: Group, cases: Cases, hidden: bool) -> list[Call]:
+        """The calls of cases, each with the reference's and every known mistake's outcome."""
+        run = [self.runner(self.reference)] + [self.runner(m.function) for m in self.mistakes]
+        calls = []
+        for args, note in cases:
+            outcomes = [expect(function, *copy.deepcopy(args)) for function in run]
+            expr = call_expr(self.name, len(args))
+            if self.probe:  # probe(answer, a0, a1, ...)
+                expr = f"probe({self.name}{''.join(f', a{i}' for i in range(len(args)))})"
+            label = case_label(self.name, args, note)
+            calls.append(
+                Call(label, expr, args, outcomes[0], hidden, group.name, tuple(outcomes[1:]))
+            )
+        return calls
+
+    def calls(self, rng: random.Random) -> list[Call]:
+        """Every case of every group: the visible ones, then those drawn from rng."""
+        calls = []
+        for group in self.groups:
+            calls += self._visible(group)
+            if group.hidden:
+                calls += self._calls(group, group.hidden(rng), True)
+        return calls
+
+    def _visible(self, group: Group) -> list[Call]:
+        """The visible calls of a group, computed once."""
+        key = (self.name, group.name)
+        if key not in _VISIBLE:
+            cases = group.cases()
+            _VISIBLE[key] = self._calls(group, cases, False) if cases else []
+        return _VISIBLE[key]
+
+    def task(self, rng: random.Random) -> Task:
+        """The judge's Task: the calls (expected values stay in the judge), groups and hint."""
+        return Task(
+            self.name,
+            self.points,
+            (self.name,),
+            self.calls(rng),
+            self.hint,
+            self.compare,
+            self.probe,
+            groups=tuple((group.name, group.points) for group in self.groups),
+            mistakes=tuple(mistake.says for mistake in self.mistakes),
+        )
+
+    def result(self, answer: Any, rng: random.Random | None = None) -> Result:
+        """The check cell's verdict on answer: the same calls and scoring as the judge's, with
+        the hidden cases drawn from rng (a fixed one by default)."""
+        task = self.task(rng or random.Random(0))
+        problem = missing(task.name, task.points, **{self.name: answer}) or not_callable(
+            task.name, task.points, **{self.name: answer}
+        )
+        if problem:
+            return problem
+        run = self.runner(answer)
+        made = []
+        for call in task.calls:
+            made.append((call, _outcome(run, call.args)))
+            if made[-1][1].get("raised", [""])[:1] == ["NotImplementedError"]:
+                break
+        scored = score(task, made)
+        if not scored.failed:
+            cases = f"{len(task.calls)} cases"
+            line = f"✔ {task.name}: all {len(task.groups)} groups passed ({cases}) — "
+            return Result(
+                task.name, task.points, task.points, line + points_text(task.points, task.points)
+            )
+        line = f"✘ {task.name}: {scored.summary()} — {points_text(scored.points, task.points)}"
+        return Result(task.name, scored.points, task.points, line)
+
+    def check(self, answer: Any) -> None:
+        """Print the check cell's one line."""
+        report(self.result(answer))
+
+
+_VISIBLE: dict[tuple[str, str], list[Call]] = {}
+
+
+def _outcome(function: Callable, args: tuple) -> dict:
+    """function(*args) as the harness reports it: {'ok': value} or {'raised': classes, ...}."""
+    try:
+        with capture_output():  # the learner's prints would break the stored line
+            return {"ok": function(*copy.deepcopy(args))}
+    except Exception as error:  # not BaseException: KeyboardInterrupt must stop the cell
+        return {"raised": [c.__name__ for c in type(error).__mro__], "message": str(error)}
+
+
+def case_label(name: str, args: tuple, note: str = "") -> str:
+    """How a case reads: name(args) [what it targets]."""
+    return f"{name}({', '.join(map(short_arg, args))})" + (f" [{note}]" if note else "")
+
+
+def short_arg(value: Any) -> str:
+    """A short label for a big argument: its first items and how many there are."""
+    if isinstance(value, dict) and len(value) > 3:
+        first = ", ".join(f"{k!r}: {v!r}" for k, v in list(value.items())[:2])
+        return f"{{{first}, … {len(value)} items}}"
+    if isinstance(value, list) and len(value) > 4:
+        return f"[{', '.join(map(repr, value[:3]))}, … {len(value)} items]"
+    text = repr(value)
+    return text if len(text) <= 70 else text[:69] + "…"
+
+
+def checks_of(specs: Sequence[TaskSpec]) -> tuple[Callable, Callable]:
+    """(check, judge_tasks) of a chapter whose tasks are specs: ``check(name, answer)`` prints a
+    check cell's line; ``judge_tasks(rng)`` gives the judge its Tasks."""
+    by_name = {spec.name: spec for spec in specs}
+
+    def check(name: str, answer: Any) -> None:
+        """Print the check line of task name for answer (None: not defined)."""
+        by_name[name].check(answer)
+
+    def judge_tasks(rng: random.Random) -> list[Task]:
+        """The chapter's tasks for the judge, hidden cases drawn from rng."""
+        return [spec.task(rng) for spec in specs]
+
+    return check, judge_tasks

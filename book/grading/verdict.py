@@ -11,12 +11,10 @@ the task, which is what hard-coded answers look like, and the report says so.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from book.checks.core import NOT_ATTEMPTED, equal, same, show
-from book.checks.spec import Call, Raises, Task
+from book.checks.outcomes import case_failure, score
+from book.checks.spec import Call, Task
 
-BLOCKED = "ReferenceUnavailable"
 UNDEFINED = (
     "`{name}` is not defined yet — write it in the cell above and run that cell "
     "(if the cell raised an error, fix that first)"
@@ -52,76 +50,6 @@ class CallOutcome:
 def _with_hint(detail: str, hint: str) -> str:
     """The detail as a sentence, then the task's hint."""
     return f"{detail}." + (f" Hint: {hint}" if hint else "")
-
-
-def difference(expected: Any, got: Any, where: str = "") -> str:
-    """Where got first differs from expected, for when their short reprs look the same.
-
-    >>> difference([1, [2, 3]], [1, [2, 4]])
-    'at [1][1]: expected 3, got 4'
-    >>> difference({"a": 1}, {"a": 1, "b": 2}), difference((1,), [1])
-    ("unexpected key 'b'", 'type list, not tuple')
-    """
-    at = f"at {where}: " if where else ""
-    if type(got) is not type(expected):
-        return f"{at}type {type(got).__name__}, not {type(expected).__name__}"
-    if isinstance(expected, (list, tuple, str, bytes)):
-        for index, (e, g) in enumerate(zip(expected, got)):
-            if not equal(g, e):
-                if isinstance(expected, (str, bytes)):
-                    return f"at {where}[{index}]: expected {show(e)}, got {show(g)}"
-                return difference(e, g, f"{where}[{index}]")
-        return f"{at}{len(got)} items, not {len(expected)}"
-    if isinstance(expected, dict):
-        for key in expected:
-            if key not in got:
-                return f"{at}key {show(key, 40)} missing"
-        for key in got:
-            if key not in expected:
-                return f"{at}unexpected key {show(key, 40)}"
-            if not equal(got[key], expected[key]):
-                return difference(expected[key], got[key], f"{where}[{show(key, 40)}]")
-    return f"{at}expected {show(expected)}, got {show(got)}"
-
-
-def mismatch(label: str, expected: Any, got: Any) -> str:
-    """'label — expected X, got Y', with where they differ when X and Y read the same."""
-    detail = f"{label} — expected {show(expected)}, got {show(got)}"
-    if show(got) == show(expected) or type(got) is not type(expected):
-        detail += f" ({difference(expected, got)})"
-    return detail
-
-
-def _raised(call: Call, result: dict) -> tuple[str, str]:
-    """(error class, detail) for a call that raised where a value was expected."""
-    classes, message = result["raised"], result["message"]
-    name = classes[0] if classes else "?"
-    if BLOCKED in classes:
-        return "blocked", f"{call.label} used code that is not available while grading: {message}"
-    text = show(message, 80) if message else "(no message)"
-    return "raised", f"{call.label} raised {name}: {text}"
-
-
-def case_failure(call: Call, result: dict, compare) -> tuple[str, str] | None:
-    """None when the call's result is right, else (error class, detail)."""
-    if result.get("raised", [""])[:1] == ["NotImplementedError"]:
-        return "not attempted", NOT_ATTEMPTED
-    expected = call.expected
-    if isinstance(expected, Raises):
-        if expected.name in result.get("raised", []):
-            return None
-        if "raised" in result:
-            kind, detail = _raised(call, result)
-            return kind, f"{detail} (expected {expected.name})"
-        return (
-            "wrong",
-            f"{call.label} should raise {expected.name}, but returned {show(result['ok'])}",
-        )
-    if "raised" in result:
-        return _raised(call, result)
-    if same(compare, result["ok"], expected):
-        return None
-    return "wrong", mismatch(call.label, expected, result["ok"])
 
 
 def _stopped(task: Task, outcome: CallOutcome, call: Call) -> TaskGrade:
@@ -184,11 +112,15 @@ def judge_task(task: Task, outcomes: list[CallOutcome | None]) -> TaskGrade:
                 f"the grader's call {call.label} failed in the kernel: {error}" if error else ""
             )
             return _stopped(task, CallOutcome(None, failed, "grader" if error else ""), call)
+        if task.groups:
+            continue
         failure = case_failure(call, outcome.line["result"], task.compare)
         if failure:
             failures.append((call, *failure))
             if failure[0] == "not attempted":
                 break
+    if task.groups:
+        return _by_groups(task, made)
     fixed = [failure for failure in failures if not failure[0].hidden]
     if fixed:
         _, kind, detail = fixed[0]
@@ -208,3 +140,13 @@ def judge_task(task: Task, outcomes: list[CallOutcome | None]) -> TaskGrade:
     if len(made) < len(task.calls):
         return TaskGrade(task.name, 0, task.points, "not run", "not every case was run", "not run")
     return TaskGrade(task.name, task.points, task.points, "passed")
+
+
+def _by_groups(task: Task, made: list[tuple[Call, CallOutcome]]) -> TaskGrade:
+    """The verdict of a task with groups of cases: the points of the groups that all passed,
+    the groups named in the message, with the first failure and its diagnosis."""
+    scored = score(task, [(call, outcome.line["result"]) for call, outcome in made])
+    if len(made) < len(task.calls) and scored.kind != "not attempted":
+        return TaskGrade(task.name, 0, task.points, "not run", "not every case was run", "not run")
+    status = "passed" if scored.points == task.points else "failed"
+    return TaskGrade(task.name, scored.points, task.points, status, scored.summary(), scored.kind)

@@ -50,7 +50,7 @@ def encode_iterable(
 ) -> Iterator[int]:
     """The ids of the text ``"".join(parts)``, yielded as soon as they are certain.
 
-    ``tokenizer`` is a :class:`~book.tokenizers.regex_bpe.RegexTokenizer`; special tokens
+    ``tokenizer`` is a :class:`~book.tokenizers.bpe.regex_bpe.RegexTokenizer`; special tokens
     work as in its ``encode``. With a pattern other than OpenAI's
     (``pretokenize.CUT_PATTERNS``), no place is known to be safe, and the text is encoded
     once it has all been read.

@@ -1,0 +1,61 @@
+"""Every spec of every migrated chapter: the reference earns full points and each known mistake
+(the chapter's nearest cell among them, where the task is a variant) earns 0, from the check
+cell's path and from the judge's, on every seed 1-20; the hint names the mistake."""
+
+from __future__ import annotations
+
+import importlib
+import random
+
+import pytest
+
+from book.checks.spec import TaskSpec
+from book.grading.calls import judge_in_process
+
+CHAPTERS = ("ch04", "ch05")
+# Seed 1 in make test-fast; seeds 2-20 in make test (marked slow).
+SEEDS = [1, *(pytest.param(seed, marks=pytest.mark.slow) for seed in range(2, 21))]
+SPECS = [
+    (chapter, spec)
+    for chapter in CHAPTERS
+    for spec in importlib.import_module(f"book.checks.{chapter}").SPECS
+]
+MISTAKES = [(chapter, spec, k) for chapter, spec in SPECS for k in range(len(spec.mistakes))]
+
+
+def ids(item) -> str:
+    return "-".join(str(part if not isinstance(part, TaskSpec) else part.name) for part in item)
+
+
+def judged(spec: TaskSpec, answer, seed: int):
+    """The judge's verdict on answer, called in this process."""
+    (grade,) = judge_in_process([spec.task(random.Random(seed))], {spec.name: answer})
+    return grade
+
+
+@pytest.mark.parametrize("chapter, spec", SPECS, ids=map(ids, SPECS))
+def test_spec_is_well_formed(chapter, spec):
+    assert len(spec.mistakes) >= 3
+    assert all(group.points > 0 for group in spec.groups)
+    assert len({group.name for group in spec.groups}) == len(spec.groups)
+    assert any(group.hidden for group in spec.groups)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("chapter, spec", SPECS, ids=map(ids, SPECS))
+def test_the_reference_earns_full_points_on_every_seed(chapter, spec, seed):
+    result = spec.result(spec.reference, random.Random(seed))
+    assert result.points == spec.points, result.line
+    grade = judged(spec, spec.reference, seed)
+    assert grade.points == spec.points, grade.message
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("chapter, spec, k", MISTAKES, ids=map(ids, MISTAKES))
+def test_each_known_mistake_earns_nothing_on_every_seed(chapter, spec, k, seed):
+    mistake = spec.mistakes[k]
+    result = spec.result(mistake.function, random.Random(seed))
+    assert result.points == 0, result.line
+    grade = judged(spec, mistake.function, seed)
+    assert grade.points == 0, grade.message
+    assert mistake.says in result.line and mistake.says in grade.message
