@@ -394,7 +394,8 @@ def test_demo_wrong_answer_fails_that_task_with_expected_and_got(demo_graded):
     row = demo_graded.row("wrong", "char_codes")
     assert row["status"] == "failed"
     assert row["message"].startswith(
-        "char_codes('abc') — expected [97, 98, 99], got [98, 99, 100]. Hint: "
+        "char_codes('abc') — expected [97, 98, 99], got [98, 99, 100]"
+        " (at [0]: expected 97, got 98). Hint: "
     )
     assert demo_graded.row("wrong", "round_trip")["status"] == "passed"
 
