@@ -1,126 +1,238 @@
-"""Checks of exercises/01_text_to_numbers.ipynb. Python's own UTF-8 codec is the reference.
+"""Checks of exercises/01_text_to_numbers.ipynb, as one spec per task. Python's own UTF-8 codec
+is the reference (no tokenizer step is involved).
 
-Two tasks end in a question the learner answers from their own numbers. Those answers are
-checked without printing the expected value (``choice``, ``verdict``): a failing line says
-"wrong", not what is right, so the number cannot be copied from the check.
+Tasks 1-4 do by hand what ``str.encode`` and ``bytes.decode`` do, and say so: the probe refuses
+an answer whose code (or a function of the notebook it calls) names ``encode`` or ``decode``,
+so the chapter's one-line ``encode`` earns nothing. Task 5 asks for a measure, not a letter.
+Each task's known mistakes are code; every group of cases catches each of them
+(``tests/test_check_specs.py`` proves it on seeds 1-20).
 """
 
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import regex
 
-from book import corpora
-from book.checks.answers import choice, close, readable, verdict
-from book.checks.core import Case, check_cases, check_function, raised
-from book.checks.spec import Call, Task, calls_of, function_task, random_text
+from book.checks.answers import close
+from book.checks.spec import Cases, Group, Mistake, TaskSpec, checks_of, random_text
 
 # Both ends of every UTF-8 length range, plus characters from several scripts.
-CODE_POINTS = [
-    0x00,
-    0x41,
-    0x7F,
-    0x80,
-    0xE9,
-    0x7FF,
-    0x800,
-    0x20AC,
-    0x4F60,
-    0xD7FF,
-    0xE000,
-    0xFFFF,
-    0x10000,
-    0x1F30D,
-    0x10FFFF,
-]
-INVALID_CODE_POINTS = [0xD800, 0xDFFF, 0x110000, -1]
+CODE_POINTS = [0x00, 0x41, 0x7F, 0x80, 0xE9, 0x7FF, 0x800, 0x20AC, 0x4F60, 0xD7FF, 0xE000]
+CODE_POINTS += [0xFFFF, 0x10000, 0x1F30D, 0x10FFFF]
+BOUNDARIES = [0x7F, 0x80, 0x7FF, 0x800, 0xFFFF, 0x10000]
+RANGES = [(0, 0x7F), (0x80, 0x7FF), (0x800, 0xD7FF), (0xE000, 0xFFFF), (0x10000, 0x10FFFF)]
+
+# Runs in the learner's kernel: an answer that names encode or decode (in its own code, its
+# nested functions, or a function of the notebook it calls) returns the refusal on every case.
+BY_HAND = """
+REFUSED = "uses str.encode or bytes.decode"
 
 
-# --- Task 1 and 2: lengths and encoding by hand (unchanged) -----------------------------------
+def _names(code):
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _names(const)
+    return names
 
-LENGTH_HINT = "compare the code point with 0x7F, 0x7FF and 0xFFFF."
-ENCODE_HINT = (
-    "lead byte 110xxxxx, 1110xxxx or 11110xxx, then 10xxxxxx continuation bytes holding 6 bits "
-    "each; surrogates U+D800–U+DFFF and values past U+10FFFF are not characters."
-)
 
-
-def check_utf8_length(utf8_length) -> None:
-    """utf8_length(code_point) -> how many bytes UTF-8 uses for that code point."""
-    check_function(
-        "utf8_length",
-        utf8_length,
-        [((cp,), len(chr(cp).encode("utf-8"))) for cp in CODE_POINTS],
-        points=2,
-        hint=LENGTH_HINT,
+def _uses_codec(function, seen):
+    code = getattr(function, "__code__", None)
+    if code is None or id(function) in seen:
+        return False
+    seen.add(id(function))
+    names = _names(code)
+    if names & {"encode", "decode"}:
+        return True
+    space = getattr(function, "__globals__", {})
+    return any(
+        getattr(space.get(name), "__module__", None) == "__main__"
+        and _uses_codec(space[name], seen)
+        for name in names
     )
 
 
-def _encode_code_point_reference(code_point: int) -> list[int]:
-    """UTF-8 bytes of a code point; ValueError for surrogates and values outside Unicode."""
-    if not 0 <= code_point <= 0x10FFFF or 0xD800 <= code_point <= 0xDFFF:
-        raise ValueError(f"{code_point:#x} is not a Unicode scalar value")
+def probe(answer, *args):
+    if _uses_codec(answer, set()):
+        return REFUSED
+    return answer(*args)
+"""
+CODEC_SAYS = (
+    "tasks 1-4 are done by hand: your answer (or a function it calls) uses str.encode or "
+    "bytes.decode"
+)
+
+
+def _random_code_points(rng: random.Random, n: int) -> list[int]:
+    """Code points from every UTF-8 length range (no surrogates)."""
+    return [rng.randint(*rng.choice(RANGES)) for _ in range(n)]
+
+
+def _cases(args_list, note: str = "") -> Cases:
+    return [(args if isinstance(args, tuple) else (args,), note) for args in args_list]
+
+
+# --- Task 1: utf8_length -------------------------------------------------------------------------
+
+
+def _utf8(code_point: int) -> list[int]:
+    """The codec's bytes of a code point (the references' ground truth; never the learner's)."""
     return list(chr(code_point).encode("utf-8"))
 
 
-def check_encode_code_point(encode_code_point) -> None:
-    """encode_code_point(code_point) -> its UTF-8 bytes as ints; ValueError for non-characters."""
-    cases = [
-        Case(
-            f"encode_code_point({hex(cp)})",
-            lambda cp=cp: encode_code_point(cp),
-            _encode_code_point_reference(cp),
-        )
-        for cp in CODE_POINTS
-    ]
-    cases += [
-        Case(
-            f"encode_code_point({hex(cp)}) should raise",
-            lambda cp=cp: raised(encode_code_point, cp),
-            "ValueError",
-        )
-        for cp in INVALID_CODE_POINTS
-    ]
-    check_cases(
-        "encode_code_point",
-        {"encode_code_point": encode_code_point},
-        cases,
-        points=3,
-        hint=ENCODE_HINT,
-    )
+def _codec_prefix(ids: list[int]) -> tuple[str, int]:
+    """The codec's valid prefix of ids and its length (the references' ground truth)."""
+    data = bytes(ids)
+    try:
+        return data.decode("utf-8"), len(data)
+    except UnicodeDecodeError as error:  # start: the first byte of the first bad character
+        return data[: error.start].decode("utf-8"), error.start
 
 
-# --- Task 3: truncate to a byte budget --------------------------------------------------------
+def _utf8_text(text: str) -> list[int]:
+    """The codec's bytes of a text."""
+    return list(text.encode("utf-8"))
 
-TRUNCATE_CASES = [
-    ("", 0),
-    ("hi", 0),
-    ("hi", 1),
-    ("hi", 2),
-    ("hi", 9),
-    ("café", 4),
-    ("café", 5),
-    ("你好", 2),
-    ("你好", 3),
-    ("你好", 5),
-    ("你好", 6),
-    ("a👍🏽", 4),
-    ("a👍🏽", 5),
-    ("a👍🏽", 8),
-    ("a👍🏽", 9),
-    ("cafe\u0301!", 5),
-    ("👨‍👩‍👧‍👦", 11),
-    ("Ωmega", 1),
-    ("x", -1),
-]
-TRUNCATE_HINT = (
-    "count bytes, not characters: add utf8_length(ord(ch)) character by character and stop at "
-    "the first character that would take the total past max_bytes (a prefix of exactly "
-    "max_bytes bytes fits; never keep part of a character); a negative max_bytes raises "
-    "ValueError."
+
+def utf8_length_reference(code_point: int) -> int:
+    """How many bytes UTF-8 uses for code_point.
+
+    >>> [utf8_length_reference(cp) for cp in (0x41, 0xE9, 0x20AC, 0x1F30D)]
+    [1, 2, 3, 4]
+    """
+    return len(_utf8(code_point))
+
+
+def _length_by_threshold(ends):
+    def length(code_point):
+        return next((n for n, end in enumerate(ends, 1) if code_point <= end), len(ends) + 1)
+
+    return length
+
+
+def _length_hidden(rng: random.Random) -> Cases:
+    return _cases(BOUNDARIES + _random_code_points(rng, 8), "random")
+
+
+UTF8_LENGTH = TaskSpec(
+    "utf8_length",
+    utf8_length_reference,
+    (
+        Group("ends of each range", 1, lambda: _cases(CODE_POINTS)),
+        Group("random code points", 1, hidden=_length_hidden),
+    ),
+    (
+        Mistake(CODEC_SAYS, lambda code_point: len(chr(code_point).encode())),
+        Mistake(
+            "a range's last code point belongs to it: 0x7F still takes one byte",
+            _length_by_threshold([0x7E, 0x7FE, 0xFFFE]),
+        ),
+        Mistake(
+            "UTF-8 has four lengths: code points past 0xFFFF take four bytes",
+            lambda code_point: _length_by_threshold([0x7F, 0x7FF])(min(code_point, 0xFFFF)),
+        ),
+        Mistake(
+            "UTF-8 is not the code point's own bytes: one byte holds only 7 bits of a code point",
+            lambda code_point: max(1, (code_point.bit_length() + 7) // 8),
+        ),
+    ),
+    "each UTF-8 length covers a range of code points: find where each range ends (the "
+    "chapter's table of patterns says how many bits each length carries).",
+    probe=BY_HAND,
 )
+
+# --- Task 2: encode_code_point -------------------------------------------------------------------
+
+
+def _bits(code_point: int, *, reverse: bool = False, mark: int = 0x80) -> list[int]:
+    """UTF-8's bit layout with no check of the value; reverse and mark make the slips."""
+    n = 1 if code_point <= 0x7F else 2 if code_point <= 0x7FF else 3 if code_point <= 0xFFFF else 4
+    if n == 1:
+        return [code_point]
+    tail = [mark | (code_point >> 6 * k & 0x3F) for k in range(n - 1)]
+    tail = tail if reverse else tail[::-1]
+    return [(0xF00 >> n & 0xFF) | code_point >> 6 * (n - 1)] + tail
+
+
+def encode_code_point_reference(code_point: int) -> list[int]:
+    """UTF-8 bytes of a code point; ValueError for surrogates and values outside Unicode.
+
+    >>> encode_code_point_reference(0x20AC)
+    [226, 130, 172]
+    """
+    if not 0 <= code_point <= 0x10FFFF or 0xD800 <= code_point <= 0xDFFF:
+        raise ValueError(f"{code_point:#x} is not a Unicode scalar value")
+    return _utf8(code_point)
+
+
+def _encode_codec(code_point):
+    if 0xD800 <= code_point <= 0xDFFF:
+        raise ValueError("a surrogate")
+    return list(chr(code_point).encode())
+
+
+def _encode_surrogates(code_point):
+    if not 0 <= code_point <= 0x10FFFF:
+        raise ValueError("outside Unicode")
+    return _bits(code_point)
+
+
+def _encode_past_unicode(code_point):
+    if code_point < 0 or 0xD800 <= code_point <= 0xDFFF:
+        raise ValueError("not a character")
+    return _bits(code_point)
+
+
+def _checked(slip):
+    def encode(code_point):
+        encode_code_point_reference(code_point)  # the same errors as the reference
+        return slip(code_point)
+
+    return encode
+
+
+# Every group holds a surrogate, a value past U+10FFFF and multi-byte characters.
+TRAPS = [0xD800, 0x110000, 0xE9, 0x20AC, 0x1F30D]
+
+
+def _encode_hidden(rng: random.Random) -> Cases:
+    wrong = [rng.randint(0xD800, 0xDFFF), rng.randint(0x110000, 0x1FFFFF), -rng.randint(1, 999)]
+    points = [rng.randint(*span) for span in RANGES[1:]] + _random_code_points(rng, 6)
+    return _cases(points + wrong, "random")
+
+
+ENCODE_CODE_POINT = TaskSpec(
+    "encode_code_point",
+    encode_code_point_reference,
+    (
+        Group("each length", 1, lambda: _cases(CODE_POINTS + TRAPS)),
+        Group("not characters", 1, lambda: _cases([0xDFFF, 0x1FFFFF, -1] + TRAPS)),
+        Group("random code points", 1, hidden=_encode_hidden),
+    ),
+    (
+        Mistake(CODEC_SAYS, _encode_codec),
+        Mistake(
+            "surrogates (U+D800-U+DFFF) are not characters: UTF-8 refuses them",
+            _encode_surrogates,
+        ),
+        Mistake("Unicode ends at U+10FFFF: larger values are not characters", _encode_past_unicode),
+        Mistake(
+            "the continuation bytes hold the code point's bits most significant first",
+            _checked(lambda code_point: _bits(code_point, reverse=True)),
+        ),
+        Mistake(
+            "every byte after the lead starts with the bits 10",
+            _checked(lambda code_point: _bits(code_point, mark=0)),
+        ),
+    ),
+    "the lead byte says how many bytes follow and holds the code point's highest bits; each "
+    "byte after it carries 6 more bits behind its marker; check first that the value is a "
+    "character at all.",
+    probe=BY_HAND,
+)
+
+# --- Task 3: truncate_utf8 -----------------------------------------------------------------------
 
 
 def truncate_reference(text: str, max_bytes: int) -> str:
@@ -131,75 +243,74 @@ def truncate_reference(text: str, max_bytes: int) -> str:
     """
     if max_bytes < 0:
         raise ValueError(f"max_bytes must be 0 or more, not {max_bytes}")
-    return text.encode("utf-8")[:max_bytes].decode("utf-8", errors="ignore")
+    return _codec_prefix(_utf8_text(text)[:max_bytes])[0]
 
 
-def _result_or_error(function, *args) -> Any:
-    """function(*args), or the name of the exception it raised (NotImplementedError propagates)."""
-    try:
-        return function(*args)
-    except NotImplementedError:
-        raise
-    except ValueError:
-        return "ValueError"
-    except Exception as error:  # the learner may raise anything; we name it
-        return type(error).__name__
+def _truncate_codec(text, max_bytes):
+    if max_bytes < 0:
+        raise ValueError("negative")
+    return text.encode()[:max_bytes].decode(errors="ignore")
 
 
-def _label(name: str, args: tuple) -> str:
-    """How a call reads in a line: _label("f", ("é", 1)) -> "f('é', 1)"."""
-    return f"{name}({', '.join(readable(arg) for arg in args)})"
+def _truncate_by(cost, stop_at_full=False):
+    def truncate(text, max_bytes):
+        if max_bytes < 0:
+            raise ValueError("negative")
+        used = 0
+        for index, ch in enumerate(text):
+            used += cost(ch)
+            if used > max_bytes or (stop_at_full and used >= max_bytes):
+                return text[:index]
+        return text
+
+    return truncate
 
 
-def check_truncate_utf8(truncate_utf8) -> None:
-    """truncate_utf8(text, max_bytes) -> the longest prefix of whole characters that fits."""
-    cases = [
-        Case(
-            _label("truncate_utf8", args),
-            lambda args=args: _result_or_error(truncate_utf8, *args),
-            _result_or_error(truncate_reference, *args),
-        )
-        for args in TRUNCATE_CASES
-    ]
-    check_cases(
-        "truncate_utf8", {"truncate_utf8": truncate_utf8}, cases, points=2, hint=TRUNCATE_HINT
-    )
+def _truncate_negative(text, max_bytes):
+    return truncate_reference(text, max(max_bytes, 0))
 
 
-# --- Task 4: decode by hand, as far as the bytes are valid ------------------------------------
+def _character_bytes(ch: str) -> int:
+    return utf8_length_reference(ord(ch))
 
-DECODE_CASES = [
-    [],
-    [104, 105],
-    [226, 130, 172],
-    [0xC2, 0x80, 0xDF, 0xBF, 0xE0, 0xA0, 0x80, 0xED, 0x9F, 0xBF],
-    [0xEF, 0xBF, 0xBF, 0xF0, 0x90, 0x80, 0x80, 0xF4, 0x8F, 0xBF, 0xBF],
-    [0xF0, 0x9F, 0x8C, 0x8D],
-    [228, 189],
-    [104, 228, 189],
-    [104, 105, 0xF0, 0x9F, 0x8C],
-    [0x80],
-    [104, 0x80, 105],
-    [0xC0, 0x80],
-    [0xC1, 0xBF],
-    [0xE0, 0x80, 0x80],
-    [0xE0, 0x9F, 0xBF],
-    [0xF0, 0x8F, 0xBF, 0xBF],
-    [0xED, 0xA0, 0x80],
-    [104, 0xED, 0xBF, 0xBF],
-    [0xF4, 0x90, 0x80, 0x80],
-    [0xF5, 0x80, 0x80, 0x80],
-    [0xFF],
-    [0xE2, 0x82, 0x41],
-    [0xC3, 0xA9, 0xC3],
-]
-DECODE_HINT = (
-    "the lead byte gives the length (0xxxxxxx 1, 110xxxxx 2, 1110xxxx 3, 11110xxx 4; 10xxxxxx "
-    "cannot start a character); each further byte must be 10xxxxxx; reject overlong forms "
-    "(C0, C1, E0 80–9F, F0 80–8F), surrogates (ED A0–BF) and values past U+10FFFF (F4 90+, "
-    "F5–FF); return the text before the first bad or incomplete character and the index of "
-    "that character's first byte (len(ids) when all are valid)."
+
+TRUNCATE_EXAMPLES = [("", 0), ("hi", 0), ("hi", 1), ("hi", 2), ("hi", 9), ("café", 4)]
+TRUNCATE_EXAMPLES += [("café", 5), ("你好", 2), ("你好", 3), ("你好", 5), ("你好", 6), ("a👍🏽", 4)]
+TRUNCATE_EXAMPLES += [("a👍🏽", 5), ("a👍🏽", 8), ("a👍🏽", 9), ("cafe\u0301!", 5), ("x", -1)]
+TRUNCATE_EXAMPLES += [("👨‍👩‍👧‍👦", 11), ("Ωmega", 1)]
+
+
+def _truncate_hidden(rng: random.Random) -> Cases:
+    cases = []
+    for _ in range(4):
+        text = random_text(rng, rng.randint(1, 6)) + rng.choice(["é", "日", "🦙"])
+        size = len(text.encode("utf-8"))
+        cases += [(text, rng.randint(0, size + 2)), (text, size), (text, size - 1)]
+    return _cases(cases + [("日本", 4), (text, -rng.randint(1, 9))], "random")
+
+
+TRUNCATE_UTF8 = TaskSpec(
+    "truncate_utf8",
+    truncate_reference,
+    (
+        Group("examples", 1, lambda: _cases(TRUNCATE_EXAMPLES)),
+        Group("random texts", 1, hidden=_truncate_hidden),
+    ),
+    (
+        Mistake(CODEC_SAYS, _truncate_codec),
+        Mistake(
+            "the limit is in bytes, not characters: a character may take up to four",
+            _truncate_by(lambda ch: 1),
+        ),
+        Mistake("a prefix of exactly max_bytes bytes fits", _truncate_by(_character_bytes, True)),
+        Mistake("a negative max_bytes is an error, not an empty budget", _truncate_negative),
+    ),
+    "add up the UTF-8 length of each character in turn; the prefix ends before the first "
+    "character that would take the total past the limit.",
+    probe=BY_HAND,
 )
+
+# --- Task 4: decode_prefix -----------------------------------------------------------------------
 
 
 def decode_prefix_reference(ids: list[int]) -> tuple[str, int]:
@@ -208,44 +319,105 @@ def decode_prefix_reference(ids: list[int]) -> tuple[str, int]:
     >>> decode_prefix_reference([104, 228, 189])
     ('h', 1)
     """
-    data = bytes(ids)
+    return _codec_prefix(ids)
+
+
+def _decode_codec(ids):
     try:
-        return data.decode("utf-8"), len(data)
-    except UnicodeDecodeError as error:  # start: the first byte of the first bad character
-        return data[: error.start].decode("utf-8"), error.start
+        return bytes(ids).decode(), len(ids)
+    except UnicodeDecodeError as error:
+        return bytes(ids[: error.start]).decode(), error.start
 
 
-def check_decode_prefix(decode_prefix) -> None:
-    """decode_prefix(ids) -> (text of the valid prefix, index where decoding stopped)."""
-    check_function(
-        "decode_prefix",
-        decode_prefix,
-        [((list(ids),), decode_prefix_reference(ids)) for ids in DECODE_CASES],
-        points=3,
-        hint=DECODE_HINT,
-    )
+SMALLEST = {1: 0, 2: 0x80, 3: 0x800, 4: 0x10000}
 
 
-# --- Task 5: bytes per grapheme, and a question -----------------------------------------------
+def _decode_by_hand(ids, *, overlong=False, surrogates=False, tails=True, count_chars=False):
+    """A decoder by hand; each flag lets one kind of bad character through (the slips)."""
+    chars, i = [], 0
+    while i < len(ids):
+        lead = ids[i]
+        n = 1 if lead < 0x80 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+        if 0x80 <= lead < 0xC0 or lead >= 0xF8:
+            break
+        tail = ids[i + 1 : i + n]
+        if len(tail) < n - 1 or (tails and any(byte >> 6 != 0b10 for byte in tail)):
+            break
+        code_point = lead & (0xFF >> (n + 1) if n > 1 else 0x7F)
+        for byte in tail:
+            code_point = code_point << 6 | byte & 0x3F
+        if (code_point < SMALLEST[n] and not overlong) or code_point > 0x10FFFF:
+            break
+        if 0xD800 <= code_point <= 0xDFFF and not surrogates:
+            break
+        chars.append(chr(code_point))
+        i += n
+    text = "".join(chars)
+    return text, len(text) if count_chars else i
 
-GRAPHEME_TEXTS = [
-    "hi",
-    "é",
-    "e\u0301",
-    "👨‍👩‍👧‍👦",
-    "🇫🇷 ok",
-    "नमस्ते",
-    "naïve café",
-    "日本語",
-    "\n\t ",
-]
-GRAPHEME_ANSWER = "b"  # combining vowel signs: one visible character, several code points
-GRAPHEME_HINT = (
-    "bytes: len(text.encode('utf-8')); graphemes: len(regex.findall(r'\\X', text)), not len(text) "
-    "(that counts code points); an empty text raises ValueError. heaviest_per_grapheme is the "
-    "language of corpora.parallel() with the largest bytes_per_grapheme; grapheme_answer is one "
-    "letter."
+
+def _decode_slip(says: str, **slip: bool) -> Mistake:
+    """The mistake of a decoder by hand that makes one slip."""
+    return Mistake(says, lambda ids: _decode_by_hand(ids, **slip))
+
+
+# Every group holds an overlong form, a surrogate, a bad continuation byte and a cut character,
+# each after a valid multi-byte character.
+DECODE_TRAPS = [[0xC3, 0xA9, 0xC0, 0x80], [0xC3, 0xA9, 0xED, 0xA0, 0x80, 0x41]]
+DECODE_TRAPS += [[0xC3, 0xA9, 0xE2, 0x82, 0x41], [0xE2, 0x82, 0xAC, 0xE4, 0xBD]]
+DECODE_VALID = [[], [104, 105], [226, 130, 172], [0xF0, 0x9F, 0x8C, 0x8D], [228, 189]]
+DECODE_VALID += [[0xC2, 0x80, 0xDF, 0xBF, 0xE0, 0xA0, 0x80, 0xED, 0x9F, 0xBF]]
+DECODE_VALID += [[0xEF, 0xBF, 0xBF, 0xF0, 0x90, 0x80, 0x80, 0xF4, 0x8F, 0xBF, 0xBF]]
+DECODE_VALID += [[104, 228, 189], [104, 105, 0xF0, 0x9F, 0x8C], [0xC3, 0xA9, 0xC3]]
+DECODE_INVALID = [[0x80], [104, 0x80, 105], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xE0, 0x9F, 0xBF]]
+DECODE_INVALID += [[0xF0, 0x8F, 0xBF, 0xBF], [104, 0xED, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80]]
+DECODE_INVALID += [[0xF5, 0x80, 0x80, 0x80], [0xFF]]
+
+# Bytes that break UTF-8 where they stand: continuation, overlong leads, beyond U+10FFFF, and
+# leads whose second byte is restricted (E0, ED, F0, F4).
+BAD_BYTES = [0x80, 0xBF, 0xC0, 0xC1, 0xF5, 0xFF, 0xE0, 0xED, 0xF0, 0xF4, 0xC3, 0xE4]
+
+
+def _decode_hidden(rng: random.Random) -> Cases:
+    cases = []
+    for _ in range(4):
+        data = list(f"é{random_text(rng, rng.randint(1, 5))}".encode())
+        position = rng.randint(2, len(data))
+        cases.append(data[: rng.randint(0, len(data))])
+        cases.append(data[:position] + [rng.choice(BAD_BYTES)] + data[position:])
+    cases += [
+        [0xC3, 0xA9] + rng.choice([[0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x9F, 0xBF]]),
+        [0xC3, 0xA9, 0xED, rng.randint(0xA0, 0xBF), rng.randint(0x80, 0xBF), 0x41],
+        [0xC3, 0xA9, 0xE2, 0x82, rng.randint(0x20, 0x7E)],
+    ]
+    return _cases(cases, "random")
+
+
+DECODE_PREFIX = TaskSpec(
+    "decode_prefix",
+    decode_prefix_reference,
+    (
+        Group("valid and cut", 1, lambda: _cases(DECODE_VALID + DECODE_TRAPS)),
+        Group("invalid bytes", 1, lambda: _cases(DECODE_INVALID + DECODE_TRAPS)),
+        Group("random damage", 1, hidden=_decode_hidden),
+    ),
+    (
+        Mistake(CODEC_SAYS, _decode_codec),
+        _decode_slip(
+            "a code point written with more bytes than it needs (overlong) is invalid",
+            overlong=True,
+        ),
+        _decode_slip("surrogates (ED A0 to ED BF) are not characters", surrogates=True),
+        _decode_slip("every byte after the lead must start with the bits 10", tails=False),
+        _decode_slip("n is a number of bytes, not of characters", count_chars=True),
+    ),
+    "read each character's length from its lead byte, check the bytes after it, rebuild the "
+    "code point and check its range; stop at the first character that fails, and report where "
+    "it starts.",
+    probe=BY_HAND,
 )
+
+# --- Task 5: bytes_per_grapheme ------------------------------------------------------------------
 
 
 def bytes_per_grapheme_reference(text: str) -> float:
@@ -259,163 +431,59 @@ def bytes_per_grapheme_reference(text: str) -> float:
     return len(text.encode("utf-8")) / len(regex.findall(r"\X", text))
 
 
-def heaviest_per_grapheme_reference() -> str:
-    """The language whose passage costs the most UTF-8 bytes per grapheme."""
-    passages = corpora.parallel()
-    return max(passages, key=lambda language: bytes_per_grapheme_reference(passages[language]))
+def _per(count):
+    def measure(text):
+        if not text:
+            raise ValueError("empty")
+        return len(text.encode("utf-8")) / count(text)
+
+    return measure
 
 
-def check_graphemes(bytes_per_grapheme, heaviest_per_grapheme, grapheme_answer) -> None:
-    """bytes_per_grapheme(text); the heaviest language per grapheme; the letter answering why."""
-    cases = [
-        Case(
-            _label("bytes_per_grapheme", (text,)),
-            lambda text=text: bytes_per_grapheme(text),
-            bytes_per_grapheme_reference(text),
-        )
-        for text in GRAPHEME_TEXTS
-    ]
-    cases.append(
-        Case(
-            "bytes_per_grapheme('') should raise",
-            lambda: raised(bytes_per_grapheme, ""),
-            "ValueError",
-        )
-    )
-    cases.append(
-        Case(
-            "heaviest_per_grapheme",
-            lambda: verdict(heaviest_per_grapheme, heaviest_per_grapheme_reference()),
-            "right",
-        )
-    )
-    cases.append(Case("grapheme_answer", lambda: choice(grapheme_answer, GRAPHEME_ANSWER), "right"))
-    check_cases(
-        "graphemes",
-        {
-            "bytes_per_grapheme": bytes_per_grapheme,
-            "heaviest_per_grapheme": heaviest_per_grapheme,
-            "grapheme_answer": grapheme_answer,
-        },
-        cases,
-        points=3,
-        hint=GRAPHEME_HINT,
-        compare=close,
-    )
+def _graphemes_no_empty_check(text):
+    return len(text.encode("utf-8")) / max(len(regex.findall(r"\X", text)), 1)
 
 
-# --- what the judge needs (see book.checks.core) ----------------------------------------------
+# Every group holds combining marks, an emoji sequence and the empty text.
+GRAPHEME_TRAPS = _cases(["e\u0301"], "e and a combining accent")
+GRAPHEME_TRAPS += _cases(["👨‍👩‍👧‍👦 ok", "नमस्ते", ""])
+
+
+def _grapheme_hidden(rng: random.Random) -> Cases:
+    texts = [random_text(rng, rng.randint(1, 6)) + rng.choice(["e\u0301", "👍🏽", "🇫🇷"])]
+    texts += [rng.choice(["नमस्ते", "நன்றி", "🇫🇷🇯🇵", "a\u0301\u0302"]), ""]
+    return _cases(texts, "random")
+
+
+BYTES_PER_GRAPHEME = TaskSpec(
+    "bytes_per_grapheme",
+    bytes_per_grapheme_reference,
+    (
+        Group("examples", 1, lambda: _cases(["hi", "é", "naïve café", "日本語"]) + GRAPHEME_TRAPS),
+        Group("marks and emoji", 1, lambda: _cases(["🇫🇷 ok", "\n\t ", "👍🏽"]) + GRAPHEME_TRAPS),
+        Group("random texts", 1, hidden=_grapheme_hidden),
+    ),
+    (
+        Mistake(
+            "a grapheme is what a reader sees as one character; a code point may be only part "
+            "of one (a combining mark, a joiner)",
+            _per(len),
+        ),
+        Mistake(
+            "count bytes of UTF-8, not code points",
+            lambda text: len(text) / len(regex.findall(r"\X", text)),
+        ),
+        Mistake(
+            "an empty text has no graphemes: raise ValueError",
+            _graphemes_no_empty_check,
+        ),
+        Mistake("graphemes, not words", _per(lambda text: len(text.split()) or 1)),
+    ),
+    "divide the text's UTF-8 bytes by the number of graphemes the regex module finds in it.",
+    compare=close,
+)
+
+SPECS = (UTF8_LENGTH, ENCODE_CODE_POINT, TRUNCATE_UTF8, DECODE_PREFIX, BYTES_PER_GRAPHEME)
+check, judge_tasks = checks_of(SPECS)
 
 REFERENCE: tuple[str, ...] = ()  # the reference is Python's own codec, which no one can take away
-
-
-def _hex_label(args: tuple) -> str:
-    """How a call reads: encode_code_point(0xe9)."""
-    return f"encode_code_point({hex(args[0])})"
-
-
-def truncate_label(args: tuple) -> str:
-    """truncate_utf8('cafe\\u0301', 4): combining marks escaped."""
-    return _label("truncate_utf8", args)
-
-
-def grapheme_label(args: tuple) -> str:
-    """bytes_per_grapheme('e\\u0301'): combining marks escaped."""
-    return _label("bytes_per_grapheme", args)
-
-
-def _random_code_points(rng: random.Random, n: int) -> list[int]:
-    """Code points from every UTF-8 length range (no surrogates)."""
-    ranges = [(0, 0x7F), (0x80, 0x7FF), (0x800, 0xD7FF), (0xE000, 0xFFFF), (0x10000, 0x10FFFF)]
-    return [rng.randint(*rng.choice(ranges)) for _ in range(n)]
-
-
-# Bytes that break UTF-8 where they stand: continuation, overlong leads, beyond U+10FFFF, and
-# leads whose second byte is restricted (E0, ED, F0, F4).
-BAD_BYTES = [0x80, 0xBF, 0xC0, 0xC1, 0xF5, 0xFF, 0xE0, 0xED, 0xF0, 0xF4, 0xC3, 0xE4]
-
-
-def _damaged(rng: random.Random, text: str) -> list[int]:
-    """The bytes of text, cut short, or with a byte that breaks UTF-8 put somewhere."""
-    data = list(text.encode("utf-8"))
-    if rng.random() < 0.5:
-        return data[: rng.randint(0, len(data))]
-    position = rng.randint(0, len(data))
-    return data[:position] + [rng.choice(BAD_BYTES)] + data[position:]
-
-
-def judge_tasks(rng: random.Random) -> list[Task]:
-    """Chapter 01's tasks for the judge: the check's cases plus hidden ones drawn from rng."""
-    points = _random_code_points(rng, 10)
-    invalid = [rng.randint(0xD800, 0xDFFF), rng.randint(0x110000, 0x7FFFFFFF), -rng.randint(1, 999)]
-    texts = [random_text(rng, rng.randint(1, 6)) for _ in range(6)]
-    budgets = [(text, rng.randint(0, len(text.encode()) + 2)) for text in texts]
-    budgets.append((texts[0], -rng.randint(1, 9)))
-    damaged = [_damaged(rng, text) for text in texts] + [list(text.encode()) for text in texts[:2]]
-    per_grapheme = bytes_per_grapheme_reference
-    fixed, hidden = [(text,) for text in [*GRAPHEME_TEXTS, ""]], [(text,) for text in texts]
-    graphemes = [
-        Call(
-            "heaviest_per_grapheme", "heaviest_per_grapheme", (), heaviest_per_grapheme_reference()
-        ),
-        Call("grapheme_answer", "grapheme_answer", (), GRAPHEME_ANSWER),
-    ]
-    return [
-        function_task(
-            "utf8_length",
-            2,
-            [(cp,) for cp in CODE_POINTS],
-            lambda cp: len(chr(cp).encode()),
-            hidden=[(cp,) for cp in points],
-            hint=LENGTH_HINT,
-        ),
-        Task(
-            "encode_code_point",
-            3,
-            ("encode_code_point",),
-            calls_of(
-                "encode_code_point",
-                [(cp,) for cp in CODE_POINTS + INVALID_CODE_POINTS],
-                _encode_code_point_reference,
-                label=_hex_label,
-            )
-            + calls_of(
-                "encode_code_point",
-                [(cp,) for cp in points + invalid],
-                _encode_code_point_reference,
-                hidden=True,
-                label=_hex_label,
-            ),
-            hint=ENCODE_HINT,
-        ),
-        Task(
-            "truncate_utf8",
-            2,
-            ("truncate_utf8",),
-            calls_of("truncate_utf8", TRUNCATE_CASES, truncate_reference, label=truncate_label)
-            + calls_of(
-                "truncate_utf8", budgets, truncate_reference, hidden=True, label=truncate_label
-            ),
-            hint=TRUNCATE_HINT,
-        ),
-        function_task(
-            "decode_prefix",
-            3,
-            [(ids,) for ids in DECODE_CASES],
-            decode_prefix_reference,
-            hidden=[(ids,) for ids in damaged],
-            hint=DECODE_HINT,
-        ),
-        Task(
-            "graphemes",
-            3,
-            ("bytes_per_grapheme", "heaviest_per_grapheme", "grapheme_answer"),
-            calls_of("bytes_per_grapheme", fixed, per_grapheme, label=grapheme_label)
-            + calls_of(
-                "bytes_per_grapheme", hidden, per_grapheme, hidden=True, label=grapheme_label
-            )
-            + graphemes,
-            hint=GRAPHEME_HINT,
-            compare=close,
-        ),
-    ]
