@@ -1,27 +1,27 @@
-"""Checks of exercises/03_words.ipynb. The references are small functions written here.
+"""Checks of exercises/03_words.ipynb, as one spec per task. The references are composed from
+book.tokenizers.basic.words.
 
 Each task asks for something the chapter did not write: a word split that keeps the spacing
-(so the round trip is exact), a vocabulary under a budget in bytes, the tail of a Zipfian
-text counted by types and by tokens with a question, a lowercase vocabulary with a record of
-what lowercasing lost, and the smallest vocabulary for a target OOV rate. Cases mix
-Shakespeare with apostrophes, numbers, accents (precomposed and combining), scripts with
-vowel signs, emoji, whitespace runs and ties in the counts, so no constant or shortcut passes.
+(so the round trip is exact), a vocabulary under a budget in bytes, the tail of a Zipfian text
+counted by types and by tokens, a lowercase encoder with a record of what lowercasing lost and
+its decoder, and the training words past the top k that would make the most held-out words known.
+Each task's known mistakes are code; every group of cases catches each of them (hidden cases
+are drawn until they do; ``tests/test_check_specs.py`` proves it on seeds 1-20).
 """
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter
-from functools import cache
+from collections.abc import Callable
 
 import regex
 
 from book import corpora
-from book.analysis import oov_curve
-from book.checks.answers import choice, close, result_or_error, verdict
-from book.checks.core import Case, check_cases, check_function
-from book.checks.spec import Call, Task, calls_of, random_text, window
-from book.tokenizers.basic.words import split_words, word_counts
+from book.checks.answers import close
+from book.checks.spec import Cases, Group, Mistake, TaskSpec, checks_of, expect, random_text, window
+from book.tokenizers.basic.words import split_words, vocab_from_counts, word_counts
 
 TEXTS = [
     "When the hurlyburly's done,\nWhen the battle's lost and won.",
@@ -32,6 +32,7 @@ TEXTS = [
     "हिन्दी भाषा, русский язык!",
     "emoji 👍🏽 and #hashtags & 100% [brackets]",
     "  two\u00a0spaces\r\n\n",
+    "route66 and x_1 or A4, the 2nd",
     "",
     "   ",
 ]
@@ -39,27 +40,64 @@ WORD = r"[\p{L}\p{M}]+(?:['’][\p{L}\p{M}]+)*"
 SPLIT_PATTERN = regex.compile(rf"{WORD}|\p{{N}}+|\s+|[^\s\p{{L}}\p{{M}}\p{{N}}]")
 
 
+def _caught(
+    rng: random.Random, draw: Callable, spec: TaskSpec, at_least: int = 3, tries: int = 200
+) -> Cases:
+    """Cases drawn with draw(rng) until every known mistake of spec differs from the reference
+    on one of them (at least at_least cases): hidden cases targeted by construction."""
+    run = [spec.runner(spec.reference)] + [spec.runner(m.function) for m in spec.mistakes]
+    cases: Cases = []
+    missed = set(range(1, len(run)))
+    for _ in range(tries):
+        args = draw(rng)
+        outcomes = [expect(function, *copy.deepcopy(args)) for function in run]
+        caught = {k for k in missed if outcomes[k] != outcomes[0]}
+        if caught or len(cases) < at_least:
+            cases.append((args, "random"))
+            missed -= caught
+        if not missed and len(cases) >= at_least:
+            return cases
+    raise RuntimeError(f"{spec.name}: no drawn case catches mistakes {sorted(missed)}")
+
+
+def _spec(
+    name: str,
+    reference: Callable,
+    examples: tuple[Callable[[], Cases], int],
+    drawn: tuple[str, int, Callable[[random.Random], tuple]],
+    mistakes: tuple[Mistake, ...],
+    hint: str,
+    **options,
+) -> TaskSpec:
+    """A task of two groups: the examples, and cases drawn until they catch every mistake."""
+    cases, points = examples
+    group, drawn_points, draw = drawn
+    spec = TaskSpec(
+        name,
+        reference,
+        (
+            Group("the examples", points, cases),
+            Group(group, drawn_points, hidden=lambda rng: _caught(rng, draw, spec)),
+        ),
+        mistakes,
+        hint,
+        **options,
+    )
+    return spec
+
+
 def _tempest_words(limit: int | None = None) -> list[str]:
     """The words of the held-out play (the first ``limit`` of them)."""
     return split_words(corpora.english("heldout"))[:limit]
 
 
-def _label(name: str, args: tuple, names: dict[int, str] | None = None) -> str:
-    """A call as the learner reads it, long arguments named (names: position -> name)."""
-    shown = [repr(arg) for arg in args]
-    for position, name_ in (names or {}).items():
-        shown[position] = name_
-    text = f"{name}({', '.join(shown)})"
-    return text if len(text) <= 160 else text[:159] + "…"
+def _random_words(rng: random.Random, n: int) -> list[str]:
+    """n words from a small alphabet with accents and scripts, so that counts tie."""
+    pool = ["a", "b", "the", "cat", "naïve", "日本", "x", "Ωμέγα", "The"]
+    return [rng.choice(pool) for _ in range(n)]
 
 
-# --- Task 1: a word split that keeps the spacing ----------------------------------------------
-
-SPLIT_HINT = (
-    r"one regex, four alternatives in this order: [\p{L}\p{M}]+(?:['’][\p{L}\p{M}]+)* for words, "
-    r"\p{N}+ for numbers, \s+ for a run of whitespace (one token per run, not per space), and "
-    r"any other single character; ''.join(tokens) must give the text back."
-)
+# --- Task 1: split_keep_spaces -------------------------------------------------------------------
 
 
 def split_keep_spaces_reference(text: str) -> list[str]:
@@ -71,30 +109,58 @@ def split_keep_spaces_reference(text: str) -> list[str]:
     return SPLIT_PATTERN.findall(text)
 
 
-def _split_texts() -> list[str]:
-    """The fixed texts: made-up ones and the start of the held-out play."""
-    return [*TEXTS, corpora.english("heldout")[:800]]
+def _split_with(pattern: str) -> Callable[[str], list[str]]:
+    compiled = regex.compile(pattern)
+    return lambda text: compiled.findall(text)
 
 
-def check_split_keep_spaces(split_keep_spaces) -> None:
-    """split_keep_spaces(text) -> tokens, whitespace runs included, that join back to text."""
-    check_function(
-        "split_keep_spaces",
-        split_keep_spaces,
-        [((text,), split_keep_spaces_reference(text)) for text in _split_texts()],
-        points=3,
-        hint=SPLIT_HINT,
-    )
+def _split_examples() -> Cases:
+    return [((text,), "") for text in TEXTS] + [
+        ((corpora.english("heldout")[:800],), "the start of The Tempest")
+    ]
 
 
-# --- Task 2: a vocabulary under a budget in bytes ---------------------------------------------
+def _split_text(rng: random.Random) -> tuple:
+    traps = ["x_1", "a2b", "'Gainst", "dogs'", "cafe\u0301", "  ", "\n\n", "I’m", "4u"]
+    pieces = [random_text(rng, rng.randint(1, 6)), *rng.sample(traps, 3)]
+    return (" ".join(pieces),)
 
-BUDGET_HINT = (
-    "rank by count, ties by first occurrence (a stable sort on -count), then add words in that "
-    "order while the total of len(word.encode('utf-8')) stays at most max_bytes (bytes, not "
-    "characters: 'naïve' takes 6); stop at the first word that does not fit; do not sort words "
-    "in place; a negative max_bytes raises ValueError."
+
+SPLIT_KEEP_SPACES = _spec(
+    "split_keep_spaces",
+    split_keep_spaces_reference,
+    (_split_examples, 2),
+    ("random texts", 1, _split_text),
+    (
+        Mistake(
+            "\\w matches digits and '_' too, so it glues letters to them: a word is letters "
+            "and combining marks only",
+            _split_with(r"\w+(?:['’]\w+)*|\s+|[^\w\s]"),
+        ),
+        Mistake(
+            "this is the chapter's split_words: it drops the whitespace, so the text cannot "
+            "come back from the tokens",
+            split_words,
+        ),
+        Mistake(
+            "a run of whitespace is one token, not one token per character",
+            _split_with(rf"{WORD}|\p{{N}}+|\s|[^\s\p{{L}}\p{{M}}\p{{N}}]"),
+        ),
+        Mistake(
+            "a combining mark belongs to the word it follows: words are letters and marks",
+            _split_with(r"\p{L}+(?:['’]\p{L}+)*|\p{N}+|\s+|[^\s\p{L}\p{N}]"),
+        ),
+        Mistake(
+            "an apostrophe joins two words only between two letters: in 'Gainst and dogs' "
+            "it is a token of its own",
+            _split_with(r"[\p{L}\p{M}'’]+|\p{N}+|\s+|[^\s\p{L}\p{M}\p{N}]"),
+        ),
+    ),
+    "list the four kinds of token in order of preference (a word, a number, a run of "
+    "whitespace, any other single character), so that joining the tokens gives the text back.",
 )
+
+# --- Task 2: vocab_under_budget ------------------------------------------------------------------
 
 
 def vocab_under_budget_reference(words: list[str], max_bytes: int) -> list[str]:
@@ -105,9 +171,8 @@ def vocab_under_budget_reference(words: list[str], max_bytes: int) -> list[str]:
     """
     if max_bytes < 0:
         raise ValueError(f"max_bytes must be 0 or more, not {max_bytes}")
-    counts = Counter(words)
     vocab, used = [], 0
-    for word in sorted(counts, key=lambda word: -counts[word]):
+    for word in vocab_from_counts(word_counts(words)):
         used += len(word.encode("utf-8"))
         if used > max_bytes:
             break
@@ -115,75 +180,95 @@ def vocab_under_budget_reference(words: list[str], max_bytes: int) -> list[str]:
     return vocab
 
 
-def _budget_calls() -> list[tuple]:
-    """The fixed cases: ties, scripts where bytes and characters differ, the held-out play."""
+def _budget_with(size=lambda w: len(w.encode("utf-8")), skip=False, rank=None, strict=False):
+    """A budgeted vocabulary with one slip: the size of a word, skipping words that do not fit,
+    the ranking, or stopping when the budget is reached."""
+
+    def budget(words, max_bytes):
+        if max_bytes < 0:
+            raise ValueError(max_bytes)
+        ranked = rank(words) if rank else vocab_from_counts(word_counts(words))
+        vocab, used = [], 0
+        for word in ranked:
+            if used + size(word) > max_bytes or (strict and used + size(word) == max_bytes):
+                if skip:
+                    continue
+                break
+            used += size(word)
+            vocab.append(word)
+        return vocab
+
+    return budget
+
+
+def _rank_in_place(words: list[str]) -> list[str]:
+    """The right ranking, got by sorting the caller's list."""
+    counts = Counter(words)
+    words.sort(key=lambda word: -counts[word])
+    return list(dict.fromkeys(words))
+
+
+# The words must come back unchanged: the probe returns [answer, words unchanged].
+UNCHANGED = """
+def probe(answer, words, max_bytes):
+    kept = list(words)
+    return [answer(words, max_bytes), words == kept]
+"""
+
+
+def _budget_examples() -> Cases:
     toy = "b a c a c d".split()
     accents = ["naïve", "cafe", "naïve", "日本", "cafe", "日本", "x"]
-    calls = [(toy, budget) for budget in (0, 1, 2, 3, 4, 100)]
-    calls += [(accents, budget) for budget in (4, 5, 6, 9, 10, 15, 16, 17)]
-    calls += [([], 10), (_tempest_words(3000), 300), (_tempest_words(3000), 2000), (toy, -1)]
-    return calls
-
-
-def _budget_names(args: tuple) -> dict[int, str]:
-    """Name the held-out words in labels instead of listing them."""
-    return {0: "tempest_words"} if len(args[0]) > 50 else {}
-
-
-def check_vocab_under_budget(vocab_under_budget) -> None:
-    """vocab_under_budget(words, max_bytes) -> top words whose UTF-8 sizes fit the budget."""
-    cases = [
-        Case(
-            _label("vocab_under_budget", args, _budget_names(args)),
-            lambda args=args: result_or_error(vocab_under_budget, list(args[0]), args[1]),
-            result_or_error(vocab_under_budget_reference, *args),
-        )
-        for args in _budget_calls()
+    cases: Cases = [((list(toy), budget), "") for budget in (0, 1, 2, 3, 4, 100)]
+    cases += [((list(accents), budget), "bytes, not characters") for budget in (4, 5, 6, 9, 10)]
+    cases += [((list(accents), budget), "") for budget in (15, 16, 17)]
+    cases += [
+        ((["x", "yy", "z", "yy", "z", "x"], 3), "stop at the first word that does not fit"),
+        (([], 10), "no words"),
+        ((list(toy), -1), "a negative budget raises ValueError"),
     ]
-    words = "b a c a c d".split()
-    cases.append(
-        Case(
-            "words after vocab_under_budget(words, 3) are unchanged",
-            lambda: _words_after(vocab_under_budget, list(words), 3),
-            words,
-        )
-    )
-    check_cases(
-        "vocab_under_budget",
-        {"vocab_under_budget": vocab_under_budget},
-        cases,
-        points=3,
-        hint=BUDGET_HINT,
-    )
+    tempest = _tempest_words(3000)
+    return cases + [((tempest, n), "The Tempest") for n in (300, 2000)]
 
 
-def _words_after(function, words: list[str], max_bytes: int) -> list[str]:
-    """words after function(words, max_bytes): a function must not change its input."""
-    function(words, max_bytes)
-    return words
+def _budget_draw(rng: random.Random) -> tuple:
+    return _random_words(rng, rng.randint(3, 30)), rng.randint(0, 40)
 
 
-# --- Task 3: the tail, by types and by tokens, and a question ---------------------------------
-
-HAPAX_CASES = [
-    ("a b a c".split(), 4),
-    ("a b a c".split(), 2),
-    ("a b a c".split(), 3),
-    ("a b a c".split(), 99),
-    ("a a a".split(), 3),
-    ("x y z".split(), 1),
-    ([], 5),
-    ("a b".split(), 0),
-]
-HAPAX_SIZES = (1_000, 10_000, None)  # None: every word of the plays
-TAIL_ANSWER = "c"  # over half the types are seen once, yet they are under a tenth of the tokens
-HAPAX_HINT = (
-    "read words[:n] (all of them when n is larger); the first share is the distinct words "
-    "(types) seen exactly once divided by the number of distinct words, the second is the "
-    "running words (tokens) that are those words divided by the number of words read; n < 1 or "
-    "no words raises ValueError. tail_shares is [hapax_share(play_words, n) for n in (1_000, "
-    "10_000, len(play_words))]; tail_answer is one letter."
+VOCAB_UNDER_BUDGET = _spec(
+    "vocab_under_budget",
+    vocab_under_budget_reference,
+    (_budget_examples, 2),
+    ("random words", 1, _budget_draw),
+    (
+        Mistake(
+            "the budget is in UTF-8 bytes, not characters: 'naïve' takes 6",
+            _budget_with(size=len),
+        ),
+        Mistake(
+            "stop at the first word that does not fit, even if a later one would",
+            _budget_with(skip=True),
+        ),
+        Mistake(
+            "words with the same count keep the order of their first occurrence, not the "
+            "alphabet's",
+            _budget_with(rank=lambda words: sorted(set(words), key=lambda w: (-words.count(w), w))),
+        ),
+        Mistake(
+            "do not change the list you are given: rank a copy of it",
+            _budget_with(rank=_rank_in_place),
+        ),
+        Mistake(
+            "a vocabulary that takes exactly max_bytes fits: at most, not under",
+            _budget_with(strict=True),
+        ),
+    ),
+    "rank the distinct words by count (ties by first occurrence) and take them in that order "
+    "while their total size in UTF-8 bytes stays within the budget.",
+    probe=UNCHANGED,
 )
+
+# --- Task 3: hapax_share -------------------------------------------------------------------------
 
 
 def hapax_share_reference(words: list[str], n: int) -> tuple[float, float]:
@@ -195,55 +280,91 @@ def hapax_share_reference(words: list[str], n: int) -> tuple[float, float]:
     if n < 1 or not words:
         raise ValueError("read at least one word")
     read = words[:n]
-    counts = Counter(read)
+    counts = word_counts(read)
     once = sum(1 for count in counts.values() if count == 1)
     return once / len(counts), once / len(read)
 
 
-@cache
-def _play_words() -> tuple[str, ...]:
-    """The words of the three plays, as the exercise notebook gives them to the learner."""
-    return tuple(regex.findall(r"\p{L}+(?:'\p{L}+)*", corpora.english("all")))
+def _hapax_with(shares):
+    """hapax_share with the right errors and shares(read, words) as its value."""
+
+    def hapax(words, n):
+        if n < 1 or not words:
+            raise ValueError("read at least one word")
+        return shares(words[:n], words)
+
+    return hapax
 
 
-def play_words() -> list[str]:
-    """The words of the three plays (letters with inner apostrophes), in order."""
-    return list(_play_words())
+def _once(read: list[str]) -> int:
+    return sum(1 for count in Counter(read).values() if count == 1)
 
 
-def tail_shares_reference() -> list[tuple[float, float]]:
-    """hapax_share over the first 1,000 and 10,000 words of the plays, and over all of them."""
-    words = play_words()
-    return [hapax_share_reference(words, size or len(words)) for size in HAPAX_SIZES]
+HAPAX_CASES = [
+    ("a b a c".split(), 4),
+    ("a b a c".split(), 2),
+    ("a b a c".split(), 3),
+    ("a b a c d d".split(), 99),
+    ("a a a".split(), 3),
+    ("x y z x y w".split(), 4),
+    ([], 5),
+    ("a b".split(), 0),
+]
 
 
-def check_hapax(hapax_share, tail_shares, tail_answer) -> None:
-    """hapax_share(words, n); its shares over the plays; the letter of the statement they back."""
-    cases = [
-        Case(
-            _label("hapax_share", args),
-            lambda args=args: result_or_error(hapax_share, list(args[0]), args[1]),
-            result_or_error(hapax_share_reference, *args),
-        )
-        for args in HAPAX_CASES
-    ]
-    cases.append(
-        Case("tail_shares", lambda: verdict(tail_shares, tail_shares_reference(), close), "right")
-    )
-    cases.append(Case("tail_answer", lambda: choice(tail_answer, TAIL_ANSWER), "right"))
-    check_cases(
-        "hapax",
-        {"hapax_share": hapax_share, "tail_shares": tail_shares, "tail_answer": tail_answer},
-        cases,
-        points=3,
-        hint=HAPAX_HINT,
-        compare=close,
-    )
+def _hapax_examples() -> Cases:
+    words = regex.findall(r"\p{L}+(?:'\p{L}+)*", corpora.english("heldout"))
+    cases: Cases = [(args, "") for args in HAPAX_CASES]
+    return cases + [((words, n), "The Tempest") for n in (1_000, 10_000)]
 
 
-# --- Task 4: a lowercase vocabulary, and a record of what lowercasing lost --------------------
+def _hapax_draw(rng: random.Random) -> tuple:
+    if rng.random() < 0.3:
+        passage = window(rng, corpora.english("heldout"), 3000)
+        words = regex.findall(r"\p{L}+(?:'\p{L}+)*", passage)
+        return words, rng.randint(50, 600)
+    words = _random_words(rng, rng.randint(2, 30))
+    return words, rng.randint(1, 35)
 
-FOLD_VOCAB = ["the", " ", "cat", "sat", "on", "mat", ".", ",", "\n"]
+
+HAPAX_SHARE = _spec(
+    "hapax_share",
+    hapax_share_reference,
+    (_hapax_examples, 2),
+    ("random words", 1, _hapax_draw),
+    (
+        Mistake(
+            "the two shares are the other way round: the first is about distinct words",
+            _hapax_with(
+                lambda read, words: (_once(read) / len(read), _once(read) / len(set(read)))
+            ),
+        ),
+        Mistake(
+            "read only the first n words: the shares are of those, not of every word",
+            _hapax_with(lambda read, words: hapax_share_reference(words, len(words))),
+        ),
+        Mistake(
+            "the second share is over the running words read, not over the distinct ones",
+            _hapax_with(lambda read, words: (_once(read) / len(set(read)),) * 2),
+        ),
+        Mistake(
+            "a word seen once is seen exactly once among the words read, not once or twice",
+            _hapax_with(
+                lambda read, words: (
+                    sum(c <= 2 for c in Counter(read).values()) / len(set(read)),
+                    sum(c for c in Counter(read).values() if c <= 2) / len(read),
+                )
+            ),
+        ),
+    ),
+    "count each distinct word among the words read; the first share is about distinct words "
+    "(types), the second about running words (tokens).",
+    compare=close,
+)
+
+# --- Task 4: encode_folded, and Task 5: decode_folded --------------------------------------------
+
+FOLD_VOCAB = ["the", " ", "cat", "sat", "on", "mat", ".", ",", "\n", "straße"]
 FOLD_TEXTS = [
     "the cat sat on the mat.",
     "The Cat SAT on the mat",
@@ -251,30 +372,81 @@ FOLD_TEXTS = [
     "The dog sat.",
     "McBeth, the CAT",
     "İstanbul the",
+    "Straße, STRASSE straße",
     "",
 ]
-FOLD_HINT = (
-    "tokens from your split_keep_spaces; the id is the index of token.lower() in vocab "
-    "(len(vocab) when absent); record[i] is None when the token is exactly vocab[id], else the "
-    "original token; decode takes record[i] when it is not None, else vocab[id], and joins with "
-    "''; it raises ValueError for an id outside 0 … len(vocab), for the <unk> id without a "
-    "record, and when ids and record differ in length."
-)
 
 
-def encode_folded_reference(text: str, vocab: list[str]) -> tuple[list[int], list[str | None]]:
+def encode_folded_reference(
+    tokens: list[str], vocab: list[str]
+) -> tuple[list[int], list[str | None]]:
     """Ids of the lowercased tokens, and the original token wherever it is not the entry.
 
-    >>> encode_folded_reference("The cat", ["the", " ", "cat"])
+    >>> encode_folded_reference(["The", " ", "cat"], ["the", " ", "cat"])
     ([0, 1, 2], ['The', None, None])
     """
     stoi = {token: i for i, token in enumerate(vocab)}
     ids, record = [], []
-    for token in split_keep_spaces_reference(text):
+    for token in tokens:
         token_id = stoi.get(token.lower(), len(vocab))
         ids.append(token_id)
         record.append(None if token_id < len(vocab) and vocab[token_id] == token else token)
     return ids, record
+
+
+def _encode_with(fold=str.lower, keep=None, unk=None):
+    """encode_folded with one slip: how tokens fold, when a token is recorded, the <unk> id."""
+
+    def encode(tokens, vocab):
+        stoi = {token: i for i, token in enumerate(vocab)}
+        ids, record = [], []
+        for token in tokens:
+            token_id = stoi.get(fold(token), len(vocab) if unk is None else unk)
+            ids.append(token_id)
+            right = None if token_id in range(len(vocab)) and vocab[token_id] == token else token
+            record.append(keep(token, right) if keep else right)
+        return ids, record
+
+    return encode
+
+
+def _fold_examples() -> Cases:
+    return [((split_keep_spaces_reference(text), list(FOLD_VOCAB)), "") for text in FOLD_TEXTS]
+
+
+def _fold_tokens(rng: random.Random) -> list[str]:
+    pool = ["the", "The", "CAT", "cat", " ", "  ", "\n", ".", "dog", "Mat", "Straße", "straße"]
+    return [rng.choice(pool) for _ in range(rng.randint(1, 14))]
+
+
+def _encode_draw(rng: random.Random) -> tuple:
+    return _fold_tokens(rng), list(FOLD_VOCAB)
+
+
+ENCODE_FOLDED = _spec(
+    "encode_folded",
+    encode_folded_reference,
+    (_fold_examples, 2),
+    ("random tokens", 1, _encode_draw),
+    (
+        Mistake(
+            "record a token whenever it is not exactly its entry: an unknown lowercase word "
+            "is lost too, not only a capitalised one",
+            _encode_with(keep=lambda token, right: token if token != token.lower() else None),
+        ),
+        Mistake(
+            "record only the tokens that differ from their entry: None for the others",
+            _encode_with(keep=lambda token, right: token),
+        ),
+        Mistake(
+            "look up token.lower(), not token.casefold(): 'Straße' folds to 'strasse'",
+            _encode_with(fold=str.casefold),
+        ),
+        Mistake("the <unk> id is len(vocab), one past the last entry", _encode_with(unk=-1)),
+    ),
+    "look up each token's lowercase form; an absent one gets the id after the last entry; keep "
+    "the original token in the record wherever the entry alone would not give it back.",
+)
 
 
 def decode_folded_reference(ids: list[int], record: list[str | None], vocab: list[str]) -> str:
@@ -289,270 +461,154 @@ def decode_folded_reference(ids: list[int], record: list[str | None], vocab: lis
     return "".join(pieces)
 
 
-@cache
-def _plays_lower() -> tuple[str, ...]:
-    """The lowercased tokens of the training plays seen at least twice, most frequent first."""
-    counts = Counter(token.lower() for token in SPLIT_PATTERN.findall(corpora.english("train")))
-    return tuple(token for token, count in counts.most_common() if count >= 2)
+def _decode_with(piece, sep=""):
+    """decode_folded with the right errors, piece(token_id, kept, vocab) and sep."""
+
+    def decode(ids, record, vocab):
+        decode_folded_reference(ids, record, vocab)  # the same errors
+        return sep.join(piece(i, kept, vocab) for i, kept in zip(ids, record))
+
+    return decode
 
 
-def plays_lower_vocab() -> list[str]:
-    """A fresh copy of the lowercase vocabulary of the plays (min_freq 2)."""
-    return list(_plays_lower())
-
-
-def _decode_errors() -> list[tuple]:
-    """Calls of decode_folded that must raise ValueError."""
-    n = len(FOLD_VOCAB)
-    return [([0, 1], [None], FOLD_VOCAB), ([n], [None], FOLD_VOCAB), ([n + 1], ["x"], FOLD_VOCAB)]
-
-
-def check_encode_decode_folded(encode_folded, decode_folded) -> None:
-    """encode_folded(text, vocab) -> (ids, record); decode_folded(ids, record, vocab) -> text."""
-    cases = [
-        Case(
-            _label("encode_folded", (text, FOLD_VOCAB)),
-            lambda text=text: encode_folded(text, list(FOLD_VOCAB)),
-            encode_folded_reference(text, FOLD_VOCAB),
-        )
+def _decode_examples() -> Cases:
+    cases: Cases = [
+        ((*encode_folded_reference(split_keep_spaces_reference(text), FOLD_VOCAB), FOLD_VOCAB), "")
         for text in FOLD_TEXTS
     ]
-    vocab = plays_lower_vocab()
-    for text in [corpora.english("heldout")[:300], *FOLD_TEXTS, TEXTS[3], TEXTS[4]]:
-        cases.append(
-            Case(
-                f"decode_folded(*encode_folded({text[:40]!r}, plays_vocab), plays_vocab)",
-                lambda text=text: decode_folded(*encode_folded(text, list(vocab)), list(vocab)),
-                text,
-            )
-        )
-    cases.append(
-        Case(
-            "decode_folded([0, 2], [None, 'Cat'], VOCAB)",
-            lambda: decode_folded([0, 2], [None, "Cat"], list(FOLD_VOCAB)),
-            "theCat",
-        )
-    )
-    for args in _decode_errors():
-        cases.append(
-            Case(
-                _label("decode_folded", args, {2: "VOCAB"}) + " should raise",
-                lambda args=args: result_or_error(decode_folded, *args),
-                "ValueError",
-            )
-        )
-    check_cases(
-        "encode_decode_folded",
-        {"encode_folded": encode_folded, "decode_folded": decode_folded},
-        cases,
-        points=3,
-        hint=FOLD_HINT,
-    )
+    n = len(FOLD_VOCAB)
+    return cases + [
+        (([0, 2], [None, "Cat"], FOLD_VOCAB), "the record wins over the entry"),
+        (([0, 1], [None], FOLD_VOCAB), "ids and record differ in length: ValueError"),
+        (([n], [None], FOLD_VOCAB), "the <unk> id without a record: ValueError"),
+        (([n + 1], ["x"], FOLD_VOCAB), "an id past <unk>: ValueError"),
+    ]
 
 
-# --- Task 5: the smallest vocabulary for a target OOV rate (unchanged) ------------------------
+def _decode_draw(rng: random.Random) -> tuple:
+    return (*encode_folded_reference(_fold_tokens(rng), FOLD_VOCAB), list(FOLD_VOCAB))
 
-SMALLEST_HINT = (
-    "rank the training words by count (ties by first occurrence) and grow the vocabulary one "
-    "word at a time until the OOV rate is at most target; return None if even the whole "
-    "training vocabulary stays above it."
+
+DECODE_FOLDED = _spec(
+    "decode_folded",
+    decode_folded_reference,
+    (_decode_examples, 1),
+    ("random records", 1, _decode_draw),
+    (
+        Mistake(
+            "the record holds the original token: use it wherever it is not None",
+            _decode_with(lambda i, kept, vocab: vocab[i] if i < len(vocab) else kept),
+        ),
+        Mistake(
+            "the tokens already hold their spacing: join them with ''",
+            _decode_with(lambda i, kept, vocab: vocab[i] if kept is None else kept, sep=" "),
+        ),
+        Mistake(
+            "an unknown token comes back from its record, not as '<unk>'",
+            _decode_with(lambda i, kept, vocab: vocab[i] if i < len(vocab) else "<unk>"),
+        ),
+    ),
+    "each id gives its vocabulary entry, unless the record holds the original token there.",
 )
 
-
-def _smallest(train_words: list[str], heldout_words: list[str], target: float) -> int | None:
-    """The reference: the first size whose OOV rate is at most target, from book's oov_curve."""
-    sizes = range(len(set(train_words)) + 1)
-    for size, rate in zip(sizes, oov_curve(word_counts(train_words), heldout_words, sizes)):
-        if rate <= target:
-            return size
-    return None
+# --- Task 6: best_additions ----------------------------------------------------------------------
 
 
-def check_smallest_vocab(smallest_vocab) -> None:
-    """smallest_vocab(train_words, heldout_words, target) -> fewest top words with OOV <= target."""
-    train = split_words(corpora.english("train"))
-    tempest = _tempest_words(2000)
-    calls = [
-        ((train, tempest, target), _smallest(train, tempest, target))
-        for target in (0.5, 0.3, 0.2, 0.15, 0.05)
-    ]
-    toy_train, toy_heldout = "a a a b b c".split(), "a b c d".split()
-    calls += [
-        ((toy_train, toy_heldout, target), _smallest(toy_train, toy_heldout, target))
-        for target in (1.0, 0.75, 0.5, 0.3, 0.25, 0.2)
-    ]
-    check_function("smallest_vocab", smallest_vocab, calls, points=2, hint=SMALLEST_HINT)
+def best_additions_reference(
+    train_words: list[str], heldout_words: list[str], k: int, m: int
+) -> list[tuple[str, int]]:
+    """The m training words outside the top k that would make the most held-out words known,
+    with how many each makes known (ties in training rank order; none that makes none known).
+
+    >>> best_additions_reference("a a b b c d".split(), "d d c x".split(), 1, 2)
+    [('d', 2), ('c', 1)]
+    """
+    held = word_counts(heldout_words)
+    rest = vocab_from_counts(word_counts(train_words))[k:]
+    gains = {word: held[word] for word in rest if held[word] > 0}
+    return [(word, gains[word]) for word in vocab_from_counts(gains, max_size=m)]
 
 
-# --- what the judge needs (see book.checks.core) ----------------------------------------------
+def _additions_with(candidates):
+    """best_additions whose candidates(rest, held, train_words) are the words to rank."""
+
+    def additions(train_words, heldout_words, k, m):
+        held = word_counts(heldout_words)
+        rest = vocab_from_counts(word_counts(train_words))[k:]
+        gains = {word: held[word] for word in candidates(rest, held, train_words, k)}
+        return [(word, gains[word]) for word in vocab_from_counts(gains, max_size=m)]
+
+    return additions
+
+
+def _chapter_growth(train_words, heldout_words, k, m):
+    """The chapter's way to grow the vocabulary: the next m words by training count."""
+    held = word_counts(heldout_words)
+    return [(word, held[word]) for word in vocab_from_counts(word_counts(train_words))[k:][:m]]
+
+
+def _with_zeros(train_words, heldout_words, k, m):
+    """best_additions that keeps the words the held-out text never uses."""
+    held = word_counts(heldout_words)
+    rest = vocab_from_counts(word_counts(train_words))[k:]
+    return sorted(((word, held[word]) for word in rest), key=lambda item: -item[1])[:m]
+
+
+def _additions_examples() -> Cases:
+    train, tempest = split_words(corpora.english("train")), _tempest_words(3000)
+    toy_train, toy_heldout = "a a a b b c d d e".split(), "e b c d c e f f c b g".split()
+    cases: Cases = [((toy_train, toy_heldout, k, 3), "") for k in (0, 1, 2, 3)]
+    cases.append(((toy_train, toy_heldout, 2, 0), "m = 0"))
+    cases.append(((toy_train, "c c x".split(), 0, 4), "fewer than m words make any known"))
+    return cases + [((train, tempest, k, 5), "the plays and The Tempest") for k in (100, 1000)]
+
+
+def _additions_draw(rng: random.Random) -> tuple:
+    train, heldout = _random_words(rng, rng.randint(3, 25)), _random_words(rng, rng.randint(3, 25))
+    return train, heldout, rng.randint(0, 4), rng.randint(1, 5)
+
+
+BEST_ADDITIONS = _spec(
+    "best_additions",
+    best_additions_reference,
+    (_additions_examples, 1),
+    ("random words", 1, _additions_draw),
+    (
+        Mistake(
+            "this is the chapter's way to grow the vocabulary, by training count: rank the "
+            "candidates by how many held-out words each makes known",
+            _chapter_growth,
+        ),
+        Mistake(
+            "only training words can be added: a held-out word the training text never has "
+            "has no id to give",
+            _additions_with(
+                lambda rest, held, train, k: [w for w in held if w in rest or w not in train]
+            ),
+        ),
+        Mistake(
+            "a word the held-out text never uses makes nothing known: leave it out",
+            _with_zeros,
+        ),
+        Mistake(
+            "words that make as many known keep their training rank order, not the order of "
+            "the held-out text",
+            _additions_with(lambda rest, held, train, k: [w for w in held if w in rest]),
+        ),
+    ),
+    "the candidates are the training words past the top k (ranked by count, ties by first "
+    "occurrence); rank them by their count in the held-out words.",
+)
+
+SPECS = (
+    SPLIT_KEEP_SPACES,
+    VOCAB_UNDER_BUDGET,
+    HAPAX_SHARE,
+    ENCODE_FOLDED,
+    DECODE_FOLDED,
+    BEST_ADDITIONS,
+)
+check, judge_tasks = checks_of(SPECS)
 
 # The notebook needs none of the tokenizers: all of them are out of reach while grading.
 REFERENCE = ("book.tokenizers", "book.analysis", "book.chat")
-
-
-def _random_words(rng: random.Random, n: int) -> list[str]:
-    """n words from a small alphabet with accents and scripts, so that counts tie."""
-    return [rng.choice(["a", "b", "the", "cat", "naïve", "日本", "x", "Ωμέγα"]) for _ in range(n)]
-
-
-def _fold_label(args: tuple) -> str:
-    """encode_folded(text, VOCAB)."""
-    return _label("encode_folded", args, {1: "VOCAB"})
-
-
-def _round_trip(vocab: list[str], texts: list[str], hidden: bool) -> list[Call]:
-    """decode_folded(*encode_folded(text, vocab), vocab) must give every text back."""
-    return [
-        Call(
-            f"decode_folded(*encode_folded({text[:40]!r}, plays_vocab), plays_vocab)",
-            "decode_folded(*encode_folded(a0, a1), a1)",
-            (text, vocab),
-            text,
-            hidden,
-        )
-        for text in texts
-    ]
-
-
-def judge_tasks(rng: random.Random) -> list[Task]:
-    """Chapter 03's tasks for the judge: the check's cases plus hidden ones drawn from rng."""
-    texts = [random_text(rng, rng.randint(1, 10)) for _ in range(4)]
-    texts.append(window(rng, corpora.english("heldout"), 400))
-    lists = [_random_words(rng, rng.randint(1, 30)) for _ in range(3)]
-    budget_hidden = [(words, rng.randint(0, 40)) for words in lists]
-    budget_hidden.append((lists[0], -rng.randint(1, 9)))
-    probe = Call(
-        "words after vocab_under_budget(words, max_bytes) are unchanged",
-        "[vocab_under_budget(a0, a1), a0][1]",
-        (lists[1], 12),
-        lists[1],
-        hidden=True,
-    )
-    hapax_hidden = [(words, rng.randint(1, 35)) for words in lists]
-    passage = regex.findall(r"\p{L}+(?:'\p{L}+)*", window(rng, corpora.english("heldout"), 4000))
-    hapax_hidden.append((passage, rng.randint(50, 900)))
-    lower = plays_lower_vocab()
-    sentences = [
-        "".join(
-            rng.choice(["the", "The", "CAT", "cat", " ", "  ", "\n", ".", "dog", "Mat"])
-            for _ in range(12)
-        )
-        for _ in range(3)
-    ]
-    decode_hidden = [([rng.randint(0, len(FOLD_VOCAB) - 1)], [None], FOLD_VOCAB)]
-    decode_hidden.append(([len(FOLD_VOCAB) + rng.randint(1, 9)], ["x"], FOLD_VOCAB))
-    folded = calls_of(
-        "encode_folded",
-        [(t, FOLD_VOCAB) for t in FOLD_TEXTS],
-        encode_folded_reference,
-        label=_fold_label,
-    )
-    folded += calls_of(
-        "encode_folded",
-        [(t, FOLD_VOCAB) for t in sentences],
-        encode_folded_reference,
-        hidden=True,
-        label=_fold_label,
-    )
-    folded += _round_trip(
-        lower, [corpora.english("heldout")[:300], *FOLD_TEXTS, TEXTS[3], TEXTS[4]], False
-    )
-    folded += _round_trip(lower, texts, True)
-    folded.append(
-        Call(
-            "decode_folded([0, 2], [None, 'Cat'], VOCAB)",
-            "decode_folded(a0, a1, a2)",
-            ([0, 2], [None, "Cat"], FOLD_VOCAB),
-            "theCat",
-        )
-    )
-    folded += calls_of("decode_folded", _decode_errors(), decode_folded_reference)
-    folded += calls_of("decode_folded", decode_hidden, decode_folded_reference, hidden=True)
-    train = split_words(corpora.english("train"))
-    small = _tempest_words(2000)
-    toy_train, toy_heldout = "a a a b b c".split(), "a b c d".split()
-    smallest = [
-        Call(
-            f"smallest_vocab(train_words, tempest_words, {target})",
-            "smallest_vocab(list(TRAIN), list(HELD), a0)",
-            (target,),
-            _smallest(train, small, target),
-            hidden,
-        )
-        for target, hidden in [(t, False) for t in (0.5, 0.3, 0.2, 0.15, 0.05)]
-        + [(round(rng.uniform(0.05, 0.6), 3), True) for _ in range(3)]
-    ]
-    smallest += calls_of(
-        "smallest_vocab",
-        [(toy_train, toy_heldout, t) for t in (1.0, 0.75, 0.5, 0.3, 0.25, 0.2)],
-        _smallest,
-    )
-    smallest += calls_of(
-        "smallest_vocab",
-        [(words, _random_words(rng, 6), round(rng.uniform(0, 1), 2)) for words in lists],
-        _smallest,
-        hidden=True,
-    )
-    budget = vocab_under_budget_reference
-    return [
-        Task(
-            "split_keep_spaces",
-            3,
-            ("split_keep_spaces",),
-            calls_of(
-                "split_keep_spaces", [(t,) for t in _split_texts()], split_keep_spaces_reference
-            )
-            + calls_of(
-                "split_keep_spaces", [(t,) for t in texts], split_keep_spaces_reference, hidden=True
-            ),
-            hint=SPLIT_HINT,
-        ),
-        Task(
-            "vocab_under_budget",
-            3,
-            ("vocab_under_budget",),
-            calls_of(
-                "vocab_under_budget",
-                _budget_calls(),
-                budget,
-                label=lambda args: _label("vocab_under_budget", args, _budget_names(args)),
-            )
-            + calls_of("vocab_under_budget", budget_hidden, budget, hidden=True)
-            + [probe],
-            hint=BUDGET_HINT,
-        ),
-        Task(
-            "hapax",
-            3,
-            ("hapax_share", "tail_shares", "tail_answer"),
-            calls_of("hapax_share", HAPAX_CASES, hapax_share_reference)
-            + calls_of(
-                "hapax_share",
-                hapax_hidden,
-                hapax_share_reference,
-                hidden=True,
-                label=lambda args: _label("hapax_share", args, {0: "words"}),
-            )
-            + [
-                Call("tail_shares", "tail_shares", (), tail_shares_reference()),
-                Call("tail_answer", "tail_answer", (), TAIL_ANSWER),
-            ],
-            hint=HAPAX_HINT,
-            compare=close,
-        ),
-        Task(
-            "encode_decode_folded",
-            3,
-            ("encode_folded", "decode_folded"),
-            folded,
-            hint=FOLD_HINT,
-        ),
-        Task(
-            "smallest_vocab",
-            2,
-            ("smallest_vocab",),
-            smallest,
-            data={"TRAIN": train, "HELD": small},
-            hint=SMALLEST_HINT,
-        ),
-    ]
