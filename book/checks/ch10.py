@@ -6,7 +6,9 @@ longest match is not it), Viterbi over a lattice given as a list of edges with S
 tie rule, and the E-step of Unigram training by forward-backward instead of listing
 segmentations. Cases mix the Hugging Face course's toy corpus, hand-made ties, overlapping
 pairs, words no vocabulary covers, Shakespeare with vocabularies trained by the book, and
-inputs far too large to enumerate; the judge adds hidden cases drawn at random.
+inputs far too large to enumerate; the judge adds hidden cases drawn at random. Each task is one
+spec; each group of cases holds a case built to catch every known mistake, so that
+``tests/test_check_specs.py`` proves each mistake earns 0 on seeds 1-20.
 """
 
 from __future__ import annotations
@@ -19,13 +21,13 @@ from functools import cache
 from itertools import islice
 
 from book import corpora
-from book.checks.cases import Cases, check_on_cases, judge_calls
 from book.checks.core import equal
-from book.checks.spec import Call, Raises, Task
+from book.checks.spec import Cases, Group, Mistake, TaskSpec, checks_of
 from book.tokenizers.bpe.core import get_pair_counts, merge
 from book.tokenizers.bpe.train import scored_merges
-from book.tokenizers.unigram.lattice import build_lattice, marginals, piece_table
+from book.tokenizers.unigram.lattice import build_lattice, marginals, piece_table, viterbi
 from book.tokenizers.unigram.unigram import Unigram
+from book.tokenizers.wordpiece.model import greedy_longest_match
 from book.tokenizers.wordpiece.normalizer import BertNormalizer
 from book.tokenizers.wordpiece.train import merged_symbol, split_word, wordpiece_score
 from book.tokenizers.wordpiece.wordpiece import WordPiece, words_of
@@ -83,6 +85,59 @@ def _tempest_words(n: int) -> list[str]:
     return list(dict.fromkeys(words_of(corpora.english("heldout"), UNCASED)))[:n]
 
 
+# --- the probes: run in the learner's kernel around the answer -----------------------------
+
+# A Fraction does not travel from the learner's kernel: the cases compare (numerator,
+# denominator) and the pairs, so a float score is wrong whatever its value.
+AS_RATIO = """
+def probe(answer, word_freqs, splits):
+    from fractions import Fraction
+    result = answer(word_freqs, splits)
+    if isinstance(result, tuple) and len(result) == 2 and type(result[0]) is Fraction:
+        return [[result[0].numerator, result[0].denominator], result[1]]
+    return ["not a (Fraction, pairs) tuple", repr(result)[:80]]
+"""
+
+# Listing every segmentation of a 40-character word takes hours. The probe hands the answer
+# log_p as a dict that counts its look-ups (forward-backward needs far fewer than the budget),
+# and stops the answer with a message instead of letting the check hang. (The judge's kernel
+# refuses sys.settrace, so counting lines is not an option.)
+LOOKUP_BUDGET = """
+class LookupBudget(dict):
+    left = 1_000_000
+
+    def spend(self):
+        self.left -= 1
+        if self.left < 0:  # every later look-up fails too, even if the answer catches this one
+            raise RuntimeError(
+                "stopped after 1,000,000 look-ups of log_p: do not list segmentations, "
+                "sum over the lattice (forward-backward)"
+            )
+
+    def __getitem__(self, key):
+        self.spend()
+        return super().__getitem__(key)
+
+    def __contains__(self, key):
+        self.spend()
+        return super().__contains__(key)
+
+    def get(self, key, default=None):
+        self.spend()
+        return super().get(key, default)
+
+
+def probe(answer, word_freqs, log_p):
+    return answer(word_freqs, LookupBudget(log_p))
+"""
+
+LETTERS = "pqrstuvwxyz"
+
+
+def _letters(rng: random.Random, n: int) -> list[str]:
+    return rng.sample(LETTERS, n)
+
+
 # --- Task 1: the WordPiece score, exact, with every tied pair ---------------------------------
 
 
@@ -92,12 +147,22 @@ def best_pairs_reference(word_freqs: dict[str, int], splits: dict[str, list[str]
     >>> best_pairs_reference({"ab": 2, "b": 1}, {"ab": ["a", "##b"], "b": ["b"]})
     (Fraction(1, 2), [('a', '##b')])
     """
+    return _best_pairs(word_freqs, splits)
+
+
+def _best_pairs(word_freqs, splits, once_per_word: bool = False):
+    """best_pairs; once_per_word counts a pair once in a word however often it occurs (a
+    mistake)."""
     symbols: Counter[str] = Counter()
     pairs: dict[tuple[str, str], int] = {}
     for word, parts in splits.items():
         for symbol in parts:
             symbols[symbol] += word_freqs[word]
-        get_pair_counts(parts, pairs, word_freqs[word])
+        if once_per_word:
+            for pair in dict.fromkeys(zip(parts, parts[1:])):
+                pairs[pair] = pairs.get(pair, 0) + word_freqs[word]
+        else:
+            get_pair_counts(parts, pairs, word_freqs[word])
     if not pairs:
         raise ValueError("no word has two symbols: there is no pair to merge")
     scores = {pair: Fraction(n, symbols[pair[0]] * symbols[pair[1]]) for pair, n in pairs.items()}
@@ -116,61 +181,134 @@ def _splits_after(word_freqs: dict[str, int], n_merges: int) -> dict[str, list[s
     return splits
 
 
-def _best_pairs_cases() -> Cases:
-    """Course words, ties, overlaps, words without pairs, Shakespeare before and after merges."""
-    plays = _plays_words()
-    cases: Cases = [
+def _pairs_targets(rng: random.Random) -> Cases:
+    """Two words whose repeated pair (##g, ##g) ties for the top score, listed so that the
+    first seen is not the first in sorted order, with counts that matter; and no pair at all."""
+    c, e, d, g = _letters(rng, 4)
+    d, g = sorted((d, g))  # g > d: first seen (##g, ##g) comes after (##d, ##d) when sorted
+    m, freq, lone = rng.randint(3, 5), rng.randint(2, 6), rng.randint(40, 80)
+    words = {e + g * m: freq, c + d * m: freq, c: lone, e: lone}
+    single = {c: rng.randint(1, 9), d: rng.randint(1, 9)}
+    return [
+        ((words, {w: split_word(w) for w in words}), "a pair repeated in a word, tied"),
+        ((single, {w: split_word(w) for w in single}), "no pair left: ValueError"),
+    ]
+
+
+def _pairs_course() -> Cases:
+    words = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+    return [
         ((COURSE_WORDS, _splits_after(COURSE_WORDS, 0)), "the course's words"),
         ((COURSE_WORDS, _splits_after(COURSE_WORDS, 1)), "after the first merge"),
         ((COURSE_WORDS, _splits_after(COURSE_WORDS, 3)), "after three merges"),
-        (
-            ({"hug": 10, "pug": 5, "hugs": 5}, _splits_after({"hug": 10, "pug": 5, "hugs": 5}, 0)),
-            "a four-way tie, in order of first occurrence",
-        ),
-        (
-            ({"zy": 1, "ab": 1}, {"zy": ["z", "##y"], "ab": ["a", "##b"]}),
-            "a tie: first seen, not alphabetical",
-        ),
+        ((words, _splits_after(words, 0)), "counts as weights"),
+        *_pairs_targets(random.Random(1)),
+    ]
+
+
+def _pairs_ties() -> Cases:
+    four = {"hug": 10, "pug": 5, "hugs": 5}
+    return [
+        ((four, _splits_after(four, 0)), "a four-way tie, in order of first occurrence"),
+        (({"zy": 1, "ab": 1}, {"zy": ["z", "##y"], "ab": ["a", "##b"]}), "first seen wins"),
         (({"aaaa": 2}, {"aaaa": ["a", "##a", "##a", "##a"]}), "overlapping pairs all count"),
         (({"ab": 3, "b": 4}, {"ab": ["a", "##b"], "b": ["b"]}), "a word of one symbol"),
-        (({"a": 3, "b": 1}, {"a": ["a"], "b": ["b"]}), "no pair left: ValueError"),
-        (
-            (
-                {"low": 5, "lower": 2, "newest": 6, "widest": 3},
-                _splits_after({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 0),
-            ),
-            "counts as weights",
-        ),
+        *_pairs_targets(random.Random(2)),
+    ]
+
+
+def _pairs_shakespeare() -> Cases:
+    plays = _plays_words()
+    return [
         ((plays, _splits_after(plays, 0)), "Shakespeare"),
         ((plays, _splits_after(plays, 25)), "Shakespeare after 25 merges"),
+        *_pairs_targets(random.Random(3)),
     ]
-    return cases
 
 
-BEST_PAIRS_HINT = (
-    "count every symbol and every adjacent pair, each occurrence times the word's count "
-    "(overlapping pairs all count); score = Fraction(pair count, left count * right count) "
-    "(a Fraction, not a float); return (top score, [every pair with that score, in the order "
-    "the pairs first occur: words in dict order, left to right]); no pair at all: ValueError."
+def _random_words(rng: random.Random, n: int) -> dict[str, int]:
+    """n made-up words over a small alphabet (so that pairs repeat), with counts."""
+    return {
+        "".join(rng.choice("abcdeé") for _ in range(rng.randint(1, 7))): rng.randint(1, 9)
+        for _ in range(n)
+    }
+
+
+def _pairs_hidden(rng: random.Random) -> Cases:
+    words = _random_words(rng, rng.randint(3, 12))
+    return [((words, _splits_after(words, rng.randint(0, 6))), "random"), *_pairs_targets(rng)]
+
+
+def _pairs_without(change):
+    """best_pairs on what change makes of (word_freqs, splits)."""
+    return lambda word_freqs, splits: best_pairs_reference(*change(word_freqs, splits))
+
+
+def _pairs_result(change):
+    """best_pairs, then change applied to (top, tied)."""
+    return lambda word_freqs, splits: change(*best_pairs_reference(word_freqs, splits))
+
+
+def _pairs_no_error(word_freqs, splits):
+    try:
+        return best_pairs_reference(word_freqs, splits)
+    except ValueError:
+        return None
+
+
+BEST_PAIRS = TaskSpec(
+    "best_pairs",
+    best_pairs_reference,
+    (
+        Group("course words", 1, _pairs_course),
+        Group("ties and repeats", 1, _pairs_ties),
+        Group("random words", 1, _pairs_shakespeare, _pairs_hidden),
+    ),
+    (
+        Mistake(
+            "the score is an exact fraction (a Fraction, not a float)",
+            _pairs_result(lambda top, tied: (float(top), tied)),
+        ),
+        Mistake(
+            "each occurrence counts times the word's count",
+            _pairs_without(lambda freqs, splits: (dict.fromkeys(freqs, 1), splits)),
+        ),
+        Mistake(
+            "list the tied pairs in the order they first occur, not sorted",
+            _pairs_result(lambda top, tied: (top, sorted(tied))),
+        ),
+        Mistake(
+            "return every pair with that score, not only one",
+            _pairs_result(lambda top, tied: (top, tied[:1])),
+        ),
+        Mistake(
+            "a pair repeated in a word counts once per occurrence (overlapping pairs all count)",
+            lambda word_freqs, splits: _best_pairs(word_freqs, splits, once_per_word=True),
+        ),
+        Mistake("no word has two symbols: raise ValueError", _pairs_no_error),
+    ),
+    "count every symbol and every adjacent pair over all words, each weighted by the word's "
+    "count; the score is the pair's count over the product of its two symbols' counts, kept "
+    "exact; the answer is the top score and every pair that reaches it, in the order the "
+    "pairs first appear.",
+    probe=AS_RATIO,
 )
-
-
-def check_best_pairs(best_pairs) -> None:
-    """best_pairs(word_freqs, splits) -> (top score as a Fraction, tied pairs in order seen)."""
-    check_on_cases(
-        "best_pairs", best_pairs, best_pairs_reference, _best_pairs_cases(), 3, BEST_PAIRS_HINT
-    )
 
 
 # --- Task 2: the fewest pieces ------------------------------------------------------------------
 
 
-def fewest_pieces_reference(word: str, vocab: list[str], max_chars: int = 100) -> list[str]:
+def fewest_pieces_reference(word: str, vocab: list[str]) -> list[str]:
     """A segmentation with the fewest WordPiece pieces, longest pieces first among those.
 
     >>> fewest_pieces_reference("abcdef", ["abc", "##d", "##e", "##f", "ab", "##cdef"])
     ['ab', '##cdef']
     """
+    return _fewest(word, vocab)
+
+
+def _fewest(word: str, vocab: list[str], max_chars: int = 100, longest: bool = True) -> list[str]:
+    """The fewest pieces; among ties the longest piece first (or the shortest: a mistake)."""
     known = set(vocab)
     n = len(word)
     if n > max_chars:
@@ -188,48 +326,89 @@ def fewest_pieces_reference(word: str, vocab: list[str], max_chars: int = 100) -
         return ["[UNK]"]
     pieces, i = [], 0
     while i < n:
-        j = next(j for j in range(n, i, -1) if piece(i, j) in known and need[j] == need[i] - 1)
+        ends = range(n, i, -1) if longest else range(i + 1, n + 1)
+        j = next(j for j in ends if piece(i, j) in known and need[j] == need[i] - 1)
         pieces.append(piece(i, j))
         i = j
     return pieces
 
 
-def _fewest_cases() -> Cases:
-    """Greedy failures, ties, unknown characters, the length limit, a trained vocabulary."""
-    greedy_trap = ["abc", "##d", "##e", "##f", "ab", "##cdef"]
-    tie = ["a", "ab", "##b", "##c", "##bc"]
+def _fewest_targets(rng: random.Random) -> Cases:
+    """A word greedy longest match over-cuts, a tie of two segmentations, a word too long."""
+    a, b, c, d, e, f = _letters(rng, 6)
+    trap = [a + b + c, "##" + d, "##" + e, "##" + f, a + b, "##" + c + d + e + f]
+    tie = [a, a + b, "##" + b, "##" + c, "##" + b + c]
+    run = [f, "##" + f, "##" + f + f]
+    return [
+        ((a + b + c + d + e + f, trap), "greedy takes the longest first piece: four pieces"),
+        ((a + b + c, tie), "two segmentations of two pieces: the longer first piece"),
+        ((f * rng.randint(101, 120), run), "more than 100 characters: [UNK]"),
+    ]
+
+
+def _fewest_greedy() -> Cases:
     course = ["[UNK]", "un", "##aff", "##able", "##a", "##ff", "##ab", "##le", "##ble"]
-    vocab = list(_wordpiece_vocab())
-    cases: Cases = [
-        (("abcdef", greedy_trap), "greedy takes abc and needs four pieces"),
+    return [
         (("xable", ["x", "##ab", "##a", "##ble"]), "greedy gets stuck; x ##a ##ble exists"),
-        (("abc", tie), "two segmentations of two pieces: the longer first piece"),
         (("unaffable", course), "greedy is already the fewest"),
+        (("b", ["a", "##b"]), "b exists only as ##b"),
+        *_fewest_targets(random.Random(1)),
+    ]
+
+
+def _fewest_unknown() -> Cases:
+    return [
         (("naïve", ["n", "##a", "##v", "##e"]), "no piece for ï: [UNK]"),
         (("a" * 100, ["a", "##a", "##aa"]), "100 characters"),
         (("a" * 101, ["a", "##a", "##aa"]), "101 characters: [UNK]"),
-        (("b", ["a", "##b"]), "b exists only as ##b"),
+        *_fewest_targets(random.Random(2)),
     ]
+
+
+def _fewest_trained() -> Cases:
+    vocab = list(_wordpiece_vocab())
+    words = ["strangely", "unmitigable", "swelling", "whereof", "sycorax", "uncharitably"]
+    return [((word, vocab), "Tempest word, trained vocabulary") for word in words]
+
+
+def _fewest_hidden(rng: random.Random) -> Cases:
+    vocab = list(_wordpiece_vocab())
+    cases: Cases = [((word, vocab), "random") for word in rng.sample(_tempest_words(400), 4)]
+    small = ["a", "b", "##a", "##b", "##ab", "##ba", "ab", "##aab", "ba", "##bb"]
     cases += [
-        ((word, vocab), "Tempest word, trained vocabulary")
-        for word in ["strangely", "unmitigable", "swelling", "whereof", "sycorax", "uncharitably"]
+        (("".join(rng.choice("ab") for _ in range(rng.randint(1, 12))), small), "random")
+        for _ in range(3)
     ]
-    return cases
+    return cases + _fewest_targets(rng)
 
 
-FEWEST_HINT = (
-    "dynamic programming from the end: need[i] = fewest pieces covering word[i:] (need[len] = "
-    "0), trying every piece word[i:j], with '##' when i > 0; then walk from 0 taking the "
-    "longest piece that keeps the count optimal; no segmentation, or more than 100 "
-    "characters: ['[UNK]']. Greedy longest match is not enough."
+FEWEST_PIECES = TaskSpec(
+    "fewest_pieces",
+    fewest_pieces_reference,
+    (
+        Group("greedy traps", 1, _fewest_greedy),
+        Group("unknown and long words", 1, _fewest_unknown),
+        Group("trained vocabulary", 1, _fewest_trained, _fewest_hidden),
+    ),
+    (
+        Mistake(
+            "greedy longest match (the chapter's encoder) is not the fewest pieces",
+            lambda word, vocab: greedy_longest_match(word, set(vocab)),
+        ),
+        Mistake(
+            "among segmentations with the fewest pieces, take the longest piece first",
+            lambda word, vocab: _fewest(word, vocab, longest=False),
+        ),
+        Mistake(
+            "a word of more than 100 characters is '[UNK]', as in BERT",
+            lambda word, vocab: _fewest(word, vocab, max_chars=10**9),
+        ),
+    ),
+    "work from the end of the word: the fewest pieces that cover each suffix, trying every "
+    "piece that starts there (with the continuation prefix after the first); then walk from "
+    "the start, taking at each step the longest piece that keeps the count the fewest. A word "
+    "no pieces cover, or too long, is unknown.",
 )
-
-
-def check_fewest_pieces(fewest_pieces) -> None:
-    """fewest_pieces(word, vocab) -> the fewest WordPiece pieces, longest first among ties."""
-    check_on_cases(
-        "fewest_pieces", fewest_pieces, fewest_pieces_reference, _fewest_cases(), 3, FEWEST_HINT
-    )
 
 
 # --- Task 3: Viterbi over a lattice given as edges ---------------------------------------------
@@ -246,14 +425,23 @@ def viterbi_edges_reference(n: int, edges: list[Edge]) -> tuple[list[str], float
     >>> viterbi_edges_reference(2, [(1, 2, "b", -1.0), (0, 1, "a", -1.0), (0, 2, "ab", -2.0)])
     (['ab'], -2.0)
     """
+    return _viterbi(n, edges)
+
+
+def _viterbi(n: int, edges: list[Edge], by_start: bool = True, strictly: bool = True):
+    """Viterbi over edges; by_start=False (edges as listed) and strictly=False are mistakes."""
     best: list[tuple[float, int] | None] = [(0.0, -1)] + [None] * n  # (score, edge index)
     order = sorted(range(len(edges)), key=lambda k: edges[k][0])  # stable: ties keep list order
-    for k in order:
+    for k in order if by_start else range(len(edges)):
         start, end, _, score = edges[k]
         if best[start] is None:
             continue
         candidate = best[start][0] + score
-        if best[end] is None or candidate > best[end][0]:
+        if (
+            best[end] is None
+            or candidate > best[end][0]
+            or (not strictly and candidate == best[end][0])
+        ):
             best[end] = (candidate, k)
     if best[n] is None:
         raise ValueError(f"no path from 0 to {n}")
@@ -290,41 +478,64 @@ def _long_lattice(n: int, seed: int) -> tuple[int, list[Edge]]:
     return n, edges
 
 
-def _viterbi_cases() -> Cases:
-    """Ties, unsorted and duplicate edges, unreachable ends, trained lattices, a long one."""
+def _viterbi_targets(rng: random.Random) -> Cases:
+    """A tie (the path whose last edge starts earliest), edges listed out of order, and an end
+    nothing reaches."""
+    a, b = _letters(rng, 2)
+    score = -rng.randint(1, 12) / 4  # quarters: the two sides of the tie add up exactly
+    tie = [(0, 1, a, score), (1, 2, b, score), (0, 2, a + b, 2 * score)]
+    rng.shuffle(tie)
+    late = [(1, 2, b, score / 2), (0, 1, a, score), (0, 2, a + b, 2 * score)]
+    return [
+        ((2, tie), "a tie: the path whose last edge starts earliest"),
+        ((2, late), "an edge listed before the edge that reaches its start"),
+        ((3, [(0, 1, a, score), (1, 2, b, score)]), "nothing reaches the end: ValueError"),
+    ]
+
+
+def _viterbi_ties() -> Cases:
     tie = [(0, 1, "a", -1.0), (1, 2, "b", -1.0), (0, 2, "ab", -2.0)]
     three = [(0, 1, "x", -1.0), (1, 3, "yz", -2.0), (0, 2, "xy", -2.0), (2, 3, "z", -1.0)]
-    cases: Cases = [
+    return [
         ((2, tie), "a tie: the last edge that starts earliest"),
         ((2, tie[::-1]), "the same edges in another order"),
         ((3, three), "a tie between xy+z and x+yz"),
-        ((2, [(0, 1, "a", -1.0), (0, 1, "A", -0.5), (1, 2, "b", -0.25)]), "two edges, one span"),
         (
             (2, [(0, 1, "a", -1.0), (0, 1, "A", -1.0), (1, 2, "b", -1.0)]),
             "equal edges on one span: the first listed",
         ),
-        ((3, [(0, 1, "a", -1.0), (1, 2, "b", -1.0)]), "nothing reaches 3: ValueError"),
+        *_viterbi_targets(random.Random(1)),
+    ]
+
+
+def _viterbi_paths() -> Cases:
+    best_prefix = [(0, 2, "ab", -0.1), (2, 4, "cd", -0.1), (0, 1, "a", -3.0), (1, 4, "bcd", -0.5)]
+    return [
+        ((2, [(0, 1, "a", -1.0), (0, 1, "A", -0.5), (1, 2, "b", -0.25)]), "two edges, one span"),
         ((0, []), "an empty text"),
-        (
-            (4, [(0, 2, "ab", -0.1), (2, 4, "cd", -0.1), (0, 1, "a", -3.0), (1, 4, "bcd", -0.5)]),
-            "the best prefix is not on the best path",
-        ),
+        ((4, best_prefix), "the best prefix is not on the best path"),
+        (_long_lattice(3000, 1), "3,000 positions: too many paths to list"),
+        *_viterbi_targets(random.Random(2)),
     ]
-    unigram = _unigram()
-    cases += [
-        (lattice_edges(unigram, word), "a word's lattice under a trained model")
-        for word in ["unhallowed", "thereafter", "Sycorax", "moonshine's"]
-    ]
-    cases.append((_long_lattice(3000, 1), "3,000 positions: too many paths to list"))
-    return cases
 
 
-VITERBI_HINT = (
-    "best[0] = 0; go through the edges in order of their start (a stable sort keeps the order "
-    "of edges with equal starts) and keep, for each end, the best score and the edge that gave "
-    "it, replacing it only when strictly better; then walk back from n; return (pieces, total "
-    "log-probability); n unreachable: ValueError."
-)
+def _viterbi_trained() -> Cases:
+    words = ["unhallowed", "thereafter", "Sycorax", "moonshine's"]
+    return [(lattice_edges(_unigram(), w), "a word's lattice under a trained model") for w in words]
+
+
+def _viterbi_hidden(rng: random.Random) -> Cases:
+    words = rng.sample(_tempest_words(400), 4)
+    cases: Cases = [(lattice_edges(_unigram(), word), "random") for word in words]
+    cases.append((_long_lattice(rng.randint(200, 1500), rng.randint(0, 10**6)), "random"))
+    return cases + _viterbi_targets(rng)
+
+
+def _viterbi_no_error(n, edges):
+    try:
+        return viterbi_edges_reference(n, edges)
+    except ValueError:
+        return [], -math.inf
 
 
 def _close_path(got, expected) -> bool:
@@ -340,17 +551,31 @@ def _close_path(got, expected) -> bool:
     return equal(got, expected)
 
 
-def check_viterbi_edges(viterbi_edges) -> None:
-    """viterbi_edges(n, edges) -> (pieces, log-probability) of the best path from 0 to n."""
-    check_on_cases(
-        "viterbi_edges",
-        viterbi_edges,
-        viterbi_edges_reference,
-        _viterbi_cases(),
-        3,
-        VITERBI_HINT,
-        compare=_close_path,
-    )
+VITERBI_EDGES = TaskSpec(
+    "viterbi_edges",
+    viterbi_edges_reference,
+    (
+        Group("ties", 1, _viterbi_ties),
+        Group("paths", 1, _viterbi_paths),
+        Group("trained lattices", 1, _viterbi_trained, _viterbi_hidden),
+    ),
+    (
+        Mistake(
+            "go through the edges in order of their start, not as listed",
+            lambda n, edges: _viterbi(n, edges, by_start=False),
+        ),
+        Mistake(
+            "replace a position's best only when strictly better: a tie keeps the path whose "
+            "last edge starts earliest",
+            lambda n, edges: _viterbi(n, edges, strictly=False),
+        ),
+        Mistake("an end that no path reaches raises ValueError", _viterbi_no_error),
+    ),
+    "the best score of position 0 is 0; visit the edges by their start and keep, for each end, "
+    "the best score and the edge that gave it; then walk back from the end, and return the "
+    "pieces in order with the total log-probability.",
+    compare=_close_path,
+)
 
 
 # --- Task 4: the E-step by forward-backward ------------------------------------------------------
@@ -397,16 +622,20 @@ def _close_counts(got, expected) -> bool:
         return False
 
 
-def _em_cases() -> Cases:
-    """The course's corpus, hand-checked sums, words no piece covers, long words, Shakespeare."""
-    halves = {"a": math.log(0.5), "aa": math.log(0.3), "aaa": math.log(0.2)}
-    log_p = _unigram_log_p()
-    words = {
-        f"▁{w}": n
-        for w, n in list(Counter(corpora.english("heldout").split()).items())[:300]
-        if set(f"▁{w}") <= set(log_p)
-    }
-    cases: Cases = [
+def _em_targets(rng: random.Random) -> Cases:
+    """A word of two segmentations whose probabilities sum to less than 1, counted more than
+    once; and a word the pieces cannot cover."""
+    a, b, c = _letters(rng, 3)
+    p_a, p_b, p_ab = (rng.randint(2, 6) / 10 for _ in range(3))
+    log_p = {a: math.log(p_a), b: math.log(p_b), a + b: math.log(p_ab)}
+    return [
+        (({a + b: rng.randint(2, 9)}, log_p), "two segmentations, weighted by the word's count"),
+        (({a + b + c: 1}, log_p), f"{c} is no piece: ValueError"),
+    ]
+
+
+def _em_small() -> Cases:
+    return [
         ((COURSE_WORDS, COURSE_LOG_P), "the course's corpus and pieces"),
         (
             ({"ab": 2}, {"a": math.log(0.5), "b": math.log(0.5), "ab": math.log(0.25)}),
@@ -414,140 +643,106 @@ def _em_cases() -> Cases:
         ),
         (({"hug": 1}, {"hug": 0.0}), "a single piece: used once per word"),
         (({"abc": 1}, {"a": -1.0, "b": -1.0}), "c is no piece: ValueError"),
-        (({"a" * 40: 3}, halves), "40 characters: about 23 billion segmentations"),
-        ((words, log_p), "Tempest words, a trained model's pieces"),
+        *_em_targets(random.Random(1)),
     ]
-    return cases
 
 
-EM_HINT = (
-    "no listing of segmentations (a long word has billions): forward alpha[j] = log of the "
-    "summed probability of all ways to reach j, backward beta[i] = all ways from i to the end, "
-    "each edge i->j used with probability exp(alpha[i] + log_p + beta[j] - alpha[n]); add "
-    "freq times that to the piece's count (floats); a word with no segmentation: ValueError."
+def _em_long() -> Cases:
+    halves = {"a": math.log(0.5), "aa": math.log(0.3), "aaa": math.log(0.2)}
+    return [
+        (({"a" * 40: 3}, halves), "40 characters: about 23 billion segmentations"),
+        *_em_targets(random.Random(2)),
+    ]
+
+
+def _em_trained() -> Cases:
+    log_p = _unigram_log_p()
+    words = {
+        f"▁{w}": n
+        for w, n in list(Counter(corpora.english("heldout").split()).items())[:300]
+        if set(f"▁{w}") <= set(log_p)
+    }
+    return [((words, log_p), "Tempest words, a trained model's pieces")]
+
+
+def _em_hidden(rng: random.Random) -> Cases:
+    log_p = _unigram_log_p()
+    words = rng.sample(_tempest_words(400), 30)
+    sample = {f"▁{w}": rng.randint(1, 5) for w in words if set(f"▁{w}") <= set(log_p)}
+    weights = {"a": math.log(0.4), "b": math.log(0.3), "ab": math.log(0.2), "ba": math.log(0.1)}
+    run = "".join(rng.choice("ab") for _ in range(rng.randint(5, 30)))
+    return [((sample, log_p), "random"), (({run: 2}, weights), "random"), *_em_targets(rng)]
+
+
+def _em_with(uses_of):
+    """Expected counts where uses_of(lattice, table) gives a word's {piece id: uses}."""
+
+    def expected_counts(word_freqs, log_p):
+        pieces = list(log_p)
+        table = piece_table({piece: (i, score) for i, (piece, score) in enumerate(log_p.items())})
+        counts: dict[str, float] = {}
+        for word, freq in word_freqs.items():
+            for piece_id, uses in uses_of(build_lattice(word, table)).items():
+                if uses > 0:
+                    counts[pieces[piece_id]] = counts.get(pieces[piece_id], 0.0) + freq * uses
+        return counts
+
+    return expected_counts
+
+
+def _best_path_uses(lattice) -> dict[int, float]:
+    uses: Counter[int] = Counter()
+    for node in viterbi(lattice):
+        uses[node.piece_id] += 1
+    return {piece_id: float(n) for piece_id, n in uses.items()}
+
+
+def _unnormalized_uses(lattice) -> dict[int, float]:
+    used, log_z = marginals(lattice)
+    if log_z == -math.inf:
+        raise ValueError("no segmentation")
+    return {piece_id: uses * math.exp(log_z) for piece_id, uses in used.items()}
+
+
+EXPECTED_COUNTS = TaskSpec(
+    "expected_counts",
+    expected_counts_reference,
+    (
+        Group("hand-checked sums", 1, _em_small),
+        Group("long words", 1, _em_long),
+        Group("trained pieces", 1, _em_trained, _em_hidden),
+    ),
+    (
+        Mistake(
+            "add each word's expected uses times its count",
+            lambda word_freqs, log_p: expected_counts_reference(
+                dict.fromkeys(word_freqs, 1), log_p
+            ),
+        ),
+        Mistake(
+            "count every segmentation, each with its probability, not only the best one",
+            _em_with(_best_path_uses),
+        ),
+        Mistake(
+            "divide by the word's total probability: a piece's uses are probabilities given "
+            "the word",
+            _em_with(_unnormalized_uses),
+        ),
+        Mistake(
+            "a word the pieces cannot cover raises ValueError",
+            _em_with(lambda lattice: marginals(lattice)[0]),
+        ),
+    ),
+    "do not list segmentations (a long word has billions): sum over the lattice from the "
+    "start (every way to reach each position) and from the end (every way to finish from it); "
+    "an edge's use is the probability of the paths through it over the word's total, times "
+    "the word's count.",
+    compare=_close_counts,
+    probe=LOOKUP_BUDGET,
 )
 
-
-def check_expected_counts(expected_counts) -> None:
-    """expected_counts(word_freqs, log_p) -> {piece: expected uses}, by forward-backward."""
-    check_on_cases(
-        "expected_counts",
-        expected_counts,
-        expected_counts_reference,
-        _em_cases(),
-        3,
-        EM_HINT,
-        compare=_close_counts,
-    )
-
-
-# --- what the judge needs (see book.checks.core) --------------------------------------------------
+SPECS = (BEST_PAIRS, FEWEST_PIECES, VITERBI_EDGES, EXPECTED_COUNTS)
+check, judge_tasks = checks_of(SPECS)
 
 # The notebook needs none of the tokenizers: all of them are out of reach while grading.
 REFERENCE = ("book.tokenizers", "book.analysis", "book.chat")
-
-# A Fraction does not travel from the learner's kernel: the judge calls best_pairs through this.
-AS_RATIO = """
-def as_ratio(result):
-    from fractions import Fraction
-    if isinstance(result, tuple) and len(result) == 2 and type(result[0]) is Fraction:
-        return ((result[0].numerator, result[0].denominator), result[1])
-    return ("not a (Fraction, pairs) tuple", repr(result)[:80])
-"""
-
-
-def _ratio(result):
-    """What as_ratio makes of the reference's result (errors stay as they are)."""
-    if isinstance(result, Raises):
-        return result
-    return ((result[0].numerator, result[0].denominator), result[1])
-
-
-def _random_words(rng: random.Random, n: int) -> dict[str, int]:
-    """n made-up words over a small alphabet (so that pairs repeat), with counts."""
-    letters = "abcdeé"
-    words = {
-        "".join(rng.choice(letters) for _ in range(rng.randint(1, 7))): rng.randint(1, 9)
-        for _ in range(n)
-    }
-    return words
-
-
-def _hidden(rng: random.Random) -> dict[str, Cases]:
-    """Hidden cases of every task, drawn from rng."""
-    pairs_cases: Cases = []
-    for _ in range(3):
-        words = _random_words(rng, rng.randint(3, 12))
-        pairs_cases.append(((words, _splits_after(words, rng.randint(0, 6))), "hidden"))
-    vocab = list(_wordpiece_vocab())
-    tempest = _tempest_words(400)
-    fewest: Cases = [((word, vocab), "hidden") for word in rng.sample(tempest, 6)]
-    small = ["a", "b", "##a", "##b", "##ab", "##ba", "ab", "##aab", "ba", "##bb"]
-    fewest += [
-        (("".join(rng.choice("ab") for _ in range(rng.randint(1, 12))), small), "hidden")
-        for _ in range(3)
-    ]
-    unigram = _unigram()
-    viterbi: Cases = [(lattice_edges(unigram, word), "hidden") for word in rng.sample(tempest, 4)]
-    viterbi.append((_long_lattice(rng.randint(200, 1500), rng.randint(0, 10**6)), "hidden"))
-    log_p = _unigram_log_p()
-    sample = {
-        f"▁{w}": rng.randint(1, 5) for w in rng.sample(tempest, 30) if set(f"▁{w}") <= set(log_p)
-    }
-    em: Cases = [((sample, log_p), "hidden")]
-    weights = {"a": math.log(0.4), "b": math.log(0.3), "ab": math.log(0.2), "ba": math.log(0.1)}
-    em.append(
-        (({"".join(rng.choice("ab") for _ in range(rng.randint(5, 30))): 2}, weights), "hidden")
-    )
-    return {
-        "best_pairs": pairs_cases,
-        "fewest_pieces": fewest,
-        "viterbi_edges": viterbi,
-        "expected_counts": em,
-    }
-
-
-REFERENCES = {
-    "best_pairs": best_pairs_reference,
-    "fewest_pieces": fewest_pieces_reference,
-    "viterbi_edges": viterbi_edges_reference,
-    "expected_counts": expected_counts_reference,
-}
-CASES = {
-    "best_pairs": _best_pairs_cases,
-    "fewest_pieces": _fewest_cases,
-    "viterbi_edges": _viterbi_cases,
-    "expected_counts": _em_cases,
-}
-HINTS = {
-    "best_pairs": BEST_PAIRS_HINT,
-    "fewest_pieces": FEWEST_HINT,
-    "viterbi_edges": VITERBI_HINT,
-    "expected_counts": EM_HINT,
-}
-COMPARE = {"viterbi_edges": _close_path, "expected_counts": _close_counts}
-
-
-def judge_tasks(rng: random.Random) -> list[Task]:
-    """Chapter 10's tasks for the judge: the check's cases plus hidden ones drawn from rng."""
-    hidden = _hidden(rng)
-    tasks = []
-    for name, reference in REFERENCES.items():
-        calls = judge_calls(name, reference, CASES[name](), False)
-        calls += judge_calls(name, reference, hidden[name], True)
-        setup = ""
-        if name == "best_pairs":
-            calls = [
-                Call(
-                    call.label,
-                    f"as_ratio({call.expr})",
-                    call.args,
-                    _ratio(call.expected),
-                    call.hidden,
-                )
-                for call in calls
-            ]
-            setup = AS_RATIO
-        extra = {"compare": COMPARE[name]} if name in COMPARE else {}
-        tasks.append(Task(name, 3, (name,), calls, HINTS[name], setup=setup, **extra))
-    return tasks
