@@ -1,198 +1,114 @@
-"""The checks of chapter 07's exercises pass right answers and catch plausible wrong ones."""
+"""Chapter 07's specs beyond the generic mutation test (tests/test_check_specs.py): undefined
+and unattempted answers, partial credit by group for slips that are not known mistakes, the
+rules the judge enforces through probes, and the references' own properties."""
 
-import pytest
-import regex
-from check_helpers import passes
+import random
+
+from check_helpers import line
+from hypothesis import given
+from hypothesis import strategies as st
 
 from book.chat import split_on_special_tokens
 from book.checks import ch07
+from book.checks.ch07 import SPECIALS, add_special_tokens_reference, split_stream_reference
+from book.grading.calls import judge_in_process
 
-
-def encoder_splitting_with(split):
-    """A tiktoken-style encode that finds the allowed specials with ``split(text, allowed)``."""
-
-    def encode(tok, text, allowed_special=frozenset(), disallowed_special="all"):
-        names = set(tok.special_tokens)
-        allowed = names if allowed_special == "all" else set(allowed_special)
-        disallowed = names - allowed if disallowed_special == "all" else set(disallowed_special)
-        if any(name in text for name in disallowed):
-            raise ValueError("disallowed special token")
-        ids = []
-        for piece in split(text, allowed):
-            ids += [tok.special_tokens[piece]] if piece in allowed else tok.encode_ordinary(piece)
-        return ids
-
-    return encode
-
-
-encode_right = encoder_splitting_with(split_on_special_tokens)
-
-
-def chatml_from(content_encoder, roles=("system", "user", "assistant"), prompt=True):
-    """An encode_chatml whose contents are encoded by content_encoder(tok, text)."""
-
-    def encode_chatml(tok, messages, add_generation_prompt=True):
-        ids = []
-        for message in messages:
-            if message["role"] not in roles:
-                raise ValueError(message["role"])
-            ids += tok.encode(f"<|im_start|>{message['role']}\n", allowed_special="all")
-            ids += content_encoder(tok, message["content"])
-            ids += tok.encode("<|im_end|>\n", allowed_special="all")
-        if add_generation_prompt and prompt:
-            ids += tok.encode("<|im_start|>assistant\n", allowed_special="all")
-        return ids
-
-    return encode_chatml
-
-
-class AnyRole:
-    """A role list that accepts every role."""
-
-    def __contains__(self, role):
-        return True
-
-
-chatml_right = chatml_from(lambda tok, text: tok.encode_ordinary(text))
+RIGHT = {spec.name: spec.reference for spec in ch07.SPECS}
 
 
 def test_right_answers_pass(capsys):
-    assert passes(capsys, ch07.check_add_special_tokens, ch07.add_special_tokens_reference)
-    assert passes(capsys, ch07.check_split_on_specials, split_on_special_tokens)
-    assert passes(capsys, ch07.check_encode, encode_right)
-    assert passes(capsys, ch07.check_encode_chatml, chatml_right)
-    assert passes(capsys, ch07.check_collate, ch07.collate_reference)
+    for name, answer in RIGHT.items():
+        assert line(capsys, ch07.check, name, answer).startswith(f"✔ {name}: all ")
 
 
-def from_vocab_size(vocab_size, special_tokens, names):
-    """Ignores the ids already in use."""
-    return {**special_tokens, **{name: vocab_size + i for i, name in enumerate(names)}}
+def test_unanswered_and_undefined_say_so(capsys):
+    def not_yet(*args):
+        raise NotImplementedError()
 
-
-def renumbers_known(vocab_size, special_tokens, names):
-    """Gives a name that already has an id a new one."""
-    result = dict(special_tokens)
-    next_id = max([vocab_size, *[i + 1 for i in special_tokens.values()]])
-    for name in dict.fromkeys(names):
-        result[name] = next_id
-        next_id += 1
-    return result
+    assert "not attempted" in line(capsys, ch07.check, "split_stream", not_yet)
+    assert "not defined" in line(capsys, ch07.check, "encode", None)
 
 
 def accepts_empty(vocab_size, special_tokens, names):
     """Right, except that an empty name is accepted."""
-    return ch07.add_special_tokens_reference(
-        vocab_size, special_tokens, [name for name in names if name]
-    )
+    return add_special_tokens_reference(vocab_size, special_tokens, [n for n in names if n])
 
 
-@pytest.mark.parametrize("wrong", [from_vocab_size, renumbers_known, accepts_empty])
-def test_add_special_tokens_catches(capsys, wrong):
-    assert not passes(capsys, ch07.check_add_special_tokens, wrong)
-
-
-def shortest_first(text, specials):
-    if not specials:
-        return [text] if text else []
-    pattern = "(" + "|".join(map(regex.escape, sorted(specials, key=len))) + ")"
-    return [piece for piece in regex.split(pattern, text) if piece]
-
-
-def unescaped(text, specials):
-    if not specials:
-        return [text] if text else []
-    pattern = "(" + "|".join(sorted(specials, key=len, reverse=True)) + ")"
-    return [piece for piece in regex.split(pattern, text) if piece]
-
-
-def keeps_empty(text, specials):
-    if not specials:
-        return [text]
-    pattern = "(" + "|".join(map(regex.escape, sorted(specials, key=len, reverse=True))) + ")"
-    return regex.split(pattern, text)
-
-
-@pytest.mark.parametrize("wrong", [shortest_first, unescaped, keeps_empty])
-def test_split_on_specials_catches(capsys, wrong):
-    assert not passes(capsys, ch07.check_split_on_specials, wrong)
-
-
-def never_raises(tok, text, allowed_special=frozenset(), disallowed_special="all"):
-    return encode_right(tok, text, allowed_special, ())
-
-
-def everything_special(tok, text, allowed_special=frozenset(), disallowed_special="all"):
-    return encode_right(tok, text, "all", ())
+def any_role(tok, messages, add_generation_prompt=True):
+    """A safe encoder that writes any role into the markup."""
+    ids = []
+    for message in messages:
+        ids += tok.encode(f"<|im_start|>{message['role']}\n", allowed_special="all")
+        ids += tok.encode_ordinary(message["content"])
+        ids += tok.encode("<|im_end|>\n", allowed_special="all")
+    if add_generation_prompt:
+        ids += tok.encode("<|im_start|>assistant\n", allowed_special="all")
+    return ids
 
 
 def ignores_explicit_disallowed(tok, text, allowed_special=frozenset(), disallowed_special="all"):
-    return encode_right(tok, text, allowed_special, "all" if disallowed_special == "all" else ())
+    """Right for 'all', but a collection of disallowed names is never checked."""
+    if disallowed_special != "all":
+        names = set(tok.special_tokens)
+        allowed = names if allowed_special == "all" else set(allowed_special)
+        pieces = split_on_special_tokens(text, sorted(allowed)) if allowed else [text]
+        ids = []
+        for piece in pieces:
+            ids += [tok.special_tokens[piece]] if piece in allowed else tok.encode_ordinary(piece)
+        return ids
+    return ch07.encode_reference(tok, text, allowed_special, disallowed_special)
 
 
-shortest_special_first = encoder_splitting_with(shortest_first)
+def test_a_safe_encoder_without_the_role_check_loses_only_the_roles(capsys):
+    text = line(capsys, ch07.check, "encode_chatml", any_role)
+    assert "failed: roles" in text and text.endswith("— 2/3 points\n")
 
 
-@pytest.mark.parametrize(
-    "wrong", [never_raises, everything_special, ignores_explicit_disallowed, shortest_special_first]
-)
-def test_encode_catches(capsys, wrong):
-    assert not passes(capsys, ch07.check_encode, wrong)
+def test_slips_cost_their_group_only():
+    half = dict(RIGHT, add_special_tokens=accepts_empty, encode=ignores_explicit_disallowed)
+    tasks = ch07.judge_tasks(random.Random(4))
+    grades = {grade.task: grade for grade in judge_in_process(tasks, half)}
+    assert {name: grade.points for name, grade in grades.items()} == {
+        "add_special_tokens": 1,
+        "split_stream": 3,
+        "encode": 3,
+        "encode_chatml": 3,
+        "collate": 3,
+    }
+    assert "failed: specials inside specials" in grades["encode"].message
 
 
-def rendered_then_encoded(tok, messages, add_generation_prompt=True):
-    """The injection bug: one string, every special token allowed."""
-    text = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
-    text += "<|im_start|>assistant\n" if add_generation_prompt else ""
-    return tok.encode(text, allowed_special="all")
+def test_collate_must_leave_the_batch_unchanged(capsys):
+    text = line(capsys, ch07.check, "collate", ch07.COLLATE.mistakes[-1].function)
+    assert "0/3 points" in text and "must not change" in text
 
 
-@pytest.mark.parametrize(
-    "wrong",
-    [
-        chatml_from(lambda tok, text: tok.encode(text, allowed_special="all")),  # trusts contents
-        rendered_then_encoded,
-        chatml_from(lambda tok, text: tok.encode_ordinary(text), roles=AnyRole()),  # any role
-        chatml_from(lambda tok, text: tok.encode_ordinary(text), prompt=False),  # no reply header
-    ],
-    ids=["trusted-contents", "rendered", "any-role", "no-generation-prompt"],
-)
-def test_encode_chatml_catches(capsys, wrong):
-    assert not passes(capsys, ch07.check_encode_chatml, wrong)
+def merged(pieces: list[str], specials: list[str]) -> list[str]:
+    """Adjacent ordinary pieces joined: what splitting the whole text at once gives."""
+    out: list[str] = []
+    for piece in pieces:
+        if out and piece not in specials and out[-1] not in specials:
+            out[-1] += piece
+        else:
+            out.append(piece)
+    return out
 
 
-def collate_masking_by_value(batch, pad_id, side="right"):
-    """Pads right, then finds padding by comparing ids with pad_id: hides a real EOS."""
-    ids, _, _ = ch07.collate_reference(batch, pad_id, side)
-    mask = [[int(t != pad_id) for t in row] for row in ids]
-    labels = [[t if m else -100 for t, m in zip(row, r)] for row, r in zip(ids, mask)]
-    return ids, mask, labels
+TEXT = st.text(alphabet="ab<|>\nendoftxim_srt", max_size=40)
 
 
-def collate_in_place(batch, pad_id, side="right"):
-    result = ch07.collate_reference(batch, pad_id, side)
-    batch[:] = result[0]
-    return result
+@given(TEXT, st.lists(st.integers(0, 40), max_size=6))
+def test_split_stream_is_the_whole_split_released_in_order(text, cuts):
+    cuts = sorted({min(c, len(text)) for c in cuts})
+    chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+    released = split_stream_reference(chunks, SPECIALS)
+    assert len(released) == len(chunks) + 1
+    flat = [piece for pieces in released for piece in pieces]
+    assert all(flat) and "".join(flat) == text
+    assert merged(flat, SPECIALS) == split_on_special_tokens(text, SPECIALS)
 
 
-@pytest.mark.parametrize(
-    "wrong",
-    [
-        collate_masking_by_value,
-        collate_in_place,
-        lambda batch, pad_id, side="right": ch07.collate_reference(batch, pad_id, "right"),
-        lambda batch, pad_id, side="right": ch07.collate_reference(batch, pad_id, side)[:2],
-        lambda batch, pad_id, side="right": (
-            *ch07.collate_reference(batch, pad_id, side)[:2],
-            ch07.collate_reference(batch, pad_id, side)[0],
-        ),  # labels not masked
-    ],
-    ids=["mask-by-value", "mutates", "ignores-side", "no-labels", "labels-unmasked"],
-)
-def test_collate_catches(capsys, wrong):
-    assert not passes(capsys, ch07.check_collate, wrong)
-
-
-def test_collate_names_pad_equal_to_eos(capsys):
-    from check_helpers import line
-
-    assert "PAD = EOS" in line(capsys, ch07.check_collate, collate_masking_by_value)
+def test_split_stream_holds_a_special_that_may_grow():
+    assert split_stream_reference(["a<|end|>", "\n"], SPECIALS) == [["a"], ["<|end|>\n"], []]
+    assert split_stream_reference(["a<|end|>", "x"], SPECIALS) == [["a"], ["<|end|>", "x"], []]
+    assert split_stream_reference(["<|end"], SPECIALS) == [[], ["<|end"]]

@@ -1,31 +1,32 @@
-"""Checks of exercises/08_real_tokenizers.ipynb. The reference is tiktoken, loaded offline.
+"""Checks of exercises/08_real_tokenizers.ipynb, as one spec per task. The reference is
+tiktoken, loaded offline (``book.encodings``).
 
-Every expected value is computed here from the encodings themselves (``book.encodings``), on
-texts that mix scripts, emoji, numbers and whitespace, so that no constant passes. The tasks
-ask for what the chapter did not write: passages of at most N tokens that never cut a
-character, the share of tokens that are parts of characters (with a question), where each
-token starts in the text, digit chunks in both directions, and which years GPT-2 splits.
+No task is a chapter cell with a line added: passages of at most N tokens that never cut a
+character, the share of tokens that are pieces of characters, where each token starts in the
+text, cl100k_base with digits grouped from the right, and how an encoding cuts the numbers of
+a sentence (in context, not alone). Every group of cases catches each known mistake
+(``tests/test_check_specs.py`` proves it on seeds 1-20).
 """
 
 from __future__ import annotations
 
 import random
 
+import regex
+
 from book import corpora
-from book.checks.answers import choice, close, result_or_error, verdict
-from book.checks.core import Case, check_cases, check_function, check_value
-from book.checks.spec import Call, Task, calls_of, function_task, random_text, value_task, window
+from book.checks.answers import close
+from book.checks.spec import Cases, Group, Mistake, TaskSpec, checks_of, random_text, window
 from book.encodings import get_encoding
-from book.text_types import number_sample
 
 ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
-PASSAGE_NAMES = ("Hindi", "Amharic", "Chinese")  # labels name a passage instead of printing it
+DIGIT_RUN = regex.compile(r"\p{N}+")  # what cl100k_base's \p{N}{1,3} cuts into chunks
 
 
-def _pieces(text: str, encoding_name: str) -> list[bytes]:
+def _pieces(text: str, encoding_name: str, encode: str = "encode_ordinary") -> list[bytes]:
     """The bytes of every token of text, special tokens' text counted as ordinary text."""
     enc = get_encoding(encoding_name)
-    return [enc.decode_single_token_bytes(i) for i in enc.encode_ordinary(text)]
+    return [enc.decode_single_token_bytes(i) for i in getattr(enc, encode)(text)]
 
 
 def _continues(piece: bytes) -> bool:
@@ -33,31 +34,7 @@ def _continues(piece: bytes) -> bool:
     return 0x80 <= piece[0] < 0xC0
 
 
-def _shown(text: str) -> str:
-    """A text in a label: a passage by its name, anything else as a short repr."""
-    for name in PASSAGE_NAMES:
-        if text == corpora.parallel()[name]:
-            return f"passages[{name!r}]"
-    return repr(text) if len(text) <= 50 else repr(text[:49]) + "…"
-
-
-def _label(name: str, args: tuple) -> str:
-    """A call as the learner reads it, long texts shortened."""
-    shown = [
-        _shown(arg) if isinstance(arg, str) and i == 0 else repr(arg) for i, arg in enumerate(args)
-    ]
-    return f"{name}({', '.join(shown)})"
-
-
 # --- Task 1: passages of at most max_tokens tokens that never cut a character -------------------
-
-PASSAGES_HINT = (
-    "encode once with encode_ordinary and take at most max_tokens ids per passage; when the next "
-    "token starts with a continuation byte (0x80–0xBF, so the passage would end inside a "
-    "character) give tokens back until it does not; a character that alone needs more than "
-    "max_tokens tokens goes whole into one passage; decode each passage's bytes, so that "
-    "''.join(passages) == text; max_tokens < 1 raises ValueError."
-)
 
 
 def passages_reference(text: str, encoding_name: str, max_tokens: int) -> list[str]:
@@ -66,79 +43,119 @@ def passages_reference(text: str, encoding_name: str, max_tokens: int) -> list[s
     >>> passages_reference(" 🌍 and", "gpt2", 1)
     [' 🌍', ' and']
     """
+    return _passages(text, encoding_name, max_tokens)
+
+
+def _passages(text, encoding_name, max_tokens, encode="encode_ordinary", back=True, whole=True):
+    """The reference with its choices as switches (the known mistakes turn one off)."""
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be at least 1, not {max_tokens}")
-    pieces = _pieces(text, encoding_name)
+    pieces = _pieces(text, encoding_name, encode)
     cut_before = [j == len(pieces) or not _continues(pieces[j]) for j in range(len(pieces) + 1)]
     passages, i = [], 0
     while i < len(pieces):
         j = min(i + max_tokens, len(pieces))
-        while j > i and not cut_before[j]:
-            j -= 1
-        if j == i:  # one character needs more than max_tokens tokens: it goes whole
-            j = i + 1
+        if back:
+            while j > i and not cut_before[j]:
+                j -= 1
+        else:  # goes on to the end of the character instead of giving tokens back
             while not cut_before[j]:
                 j += 1
-        passages.append(b"".join(pieces[i:j]).decode("utf-8"))
+        if j == i:  # one character needs more than max_tokens tokens
+            j = i + 1
+            while whole and not cut_before[j]:
+                j += 1
+        passages.append(b"".join(pieces[i:j]).decode("utf-8", "replace"))
         i = j
     return passages
 
 
-def _passages_calls() -> list[tuple]:
-    """The fixed cases: emoji and scripts that tokens cut inside characters, code, specials."""
+def _passages_every(text, encoding_name, max_tokens):
+    if max_tokens < 1:
+        raise ValueError(max_tokens)
+    enc = get_encoding(encoding_name)
+    ids = enc.encode_ordinary(text)
+    return [enc.decode(ids[i : i + max_tokens]) for i in range(0, len(ids), max_tokens)]
+
+
+EMOJI = " 🌍 and 😀 ok"  # gpt2: each emoji is three tokens, the first holding the space
+
+
+def _passages_examples() -> Cases:
+    return [
+        (("Hello, world! How are you?", "o200k_base", 3), ""),
+        ((EMOJI, "gpt2", 2), "give tokens back rather than cut a character"),
+        ((EMOJI, "gpt2", 1), "a character that needs more tokens than allowed goes whole"),
+        (("a <|endoftext|> b", "cl100k_base", 2), "a special token's text is text"),
+        (("", "gpt2", 5), "no text"),
+        (("abc", "gpt2", 0), "max_tokens < 1 raises ValueError"),
+    ]
+
+
+def _passages_scripts() -> Cases:
     passages = corpora.parallel()
     return [
-        ("Hello, world! How are you?", "o200k_base", 3),
-        ("", "gpt2", 5),
-        (" 🌍 and 😀", "gpt2", 1),
-        (" 🌍 and 😀", "gpt2", 2),
-        ("नमस्ते दुनिया", "gpt2", 4),
-        ("नमस्ते दुनिया", "o200k_base", 1),
-        (passages["Amharic"], "o200k_base", 7),
-        (passages["Chinese"], "cl100k_base", 10),
-        (corpora.code("python")[:600], "cl100k_base", 16),
-        ("a <|endoftext|> b", "cl100k_base", 2),
-        ("abc", "gpt2", 0),
+        (("नमस्ते दुनिया 🙂", "gpt2", 4), ""),
+        (("नमस्ते दुनिया", "o200k_base", 1), ""),
+        ((passages["Amharic"][:200] + " 👨‍👩‍👧", "o200k_base", 7), "Amharic"),
+        ((passages["Chinese"][:200] + "<|endoftext|>", "gpt2", 10), "Chinese"),
+        (("日本語 🦙🦙 ok", "gpt2", 1), ""),
     ]
 
 
-def check_passages_by_tokens(passages_by_tokens) -> None:
-    """passages_by_tokens(text, encoding_name, max_tokens) -> passages, no character cut."""
-    cases = [
-        Case(
-            _label("passages_by_tokens", args),
-            lambda args=args: result_or_error(passages_by_tokens, *args),
-            result_or_error(passages_reference, *args),
-        )
-        for args in _passages_calls()
-    ]
-    check_cases(
-        "passages_by_tokens",
-        {"passages_by_tokens": passages_by_tokens},
-        cases,
-        points=3,
-        hint=PASSAGES_HINT,
-    )
+def _passages_hidden(rng: random.Random) -> Cases:
+    """Random texts with emoji, drawn until tokens must be given back and a character needs
+    more tokens than allowed (rejection sampling: targeted, and the same for one rng)."""
+    code = window(rng, corpora.code("python"), 300)
+    while True:
+        emoji = rng.sample(["🦙", "👍🏽", "🌍", "😀", "👨‍👩‍👧"], 2)
+        text = f"{random_text(rng, rng.randint(1, 4))} {emoji[0]} ab {emoji[1]}<|endoftext|>"
+        args = (text, "gpt2", rng.randint(2, 4))
+        expected = passages_reference(*args)
+        short = (text, "gpt2", 1)
+        if _passages(*args, back=False) != expected and _passages(
+            *short, whole=False
+        ) != passages_reference(*short):
+            return [(args, "random"), (short, "random"), ((code, "cl100k_base", 9), "random")]
 
 
-# --- Task 2: the share of tokens that are parts of characters, and a question ----------------
-
-PARTIAL_TEXTS = [
-    ("Hello, world!", "o200k_base"),
-    ("", "gpt2"),
-    (" 🌍", "gpt2"),
-    (" 🌍", "o200k_base"),
-    ("नमस्ते दुनिया", "gpt2"),
-    ("नमस्ते दुनिया", "o200k_base"),
-    ("naïve café 日本語 👨‍👩‍👧", "cl100k_base"),
-]
-PARTIAL_ANSWER = "b"  # every script but Ethiopic gets mostly whole characters under o200k_base
-PARTIAL_HINT = (
-    "encode_ordinary, then count the ids whose decode_single_token_bytes(i) is not valid UTF-8 "
-    "on its own (.decode('utf-8') raises UnicodeDecodeError), divided by the number of ids "
-    "(0.0 for an empty text); partial_top3 is the three languages of corpora.parallel() with "
-    "the highest share under o200k_base, highest first; partial_answer is one letter."
+PASSAGES = TaskSpec(
+    "passages_by_tokens",
+    passages_reference,
+    (
+        Group("examples", 1, _passages_examples),
+        Group("scripts and emoji", 1, _passages_scripts),
+        Group("random texts", 1, hidden=_passages_hidden),
+    ),
+    (
+        Mistake(
+            "cutting the ids every max_tokens tokens cuts characters in half: a passage may end "
+            "only before a token that starts a character",
+            _passages_every,
+        ),
+        Mistake(
+            "a passage holds at most max_tokens tokens: give tokens back to the start of the "
+            "character, do not go on to its end",
+            lambda text, name, n: _passages(text, name, n, back=False),
+        ),
+        Mistake(
+            "a character that alone needs more than max_tokens tokens goes whole into one passage",
+            lambda text, name, n: _passages(text, name, n, whole=False),
+        ),
+        Mistake(
+            "encode with encode_ordinary: a special token's text in a document is text",
+            lambda text, name, n: _passages(text, name, n, encode="encode"),
+        ),
+        Mistake(
+            "a passage may hold max_tokens tokens, not one fewer",
+            lambda text, name, n: _passages(text, name, max(n - 1, 1)) if n > 0 else 1 / 0,
+        ),
+    ),
+    "count the tokens of each passage; before ending one, look at the first byte of the next "
+    "token: a continuation byte means the passage would end inside a character.",
 )
+
+# --- Task 2: the share of tokens that are pieces of characters ---------------------------------
 
 
 def partial_share_reference(text: str, encoding_name: str) -> float:
@@ -147,71 +164,91 @@ def partial_share_reference(text: str, encoding_name: str) -> float:
     >>> partial_share_reference(" 🌍", "gpt2")
     1.0
     """
-    pieces = _pieces(text, encoding_name)
-    if not pieces:
-        return 0.0
-    partial = 0
-    for piece in pieces:
-        try:
-            piece.decode("utf-8")
-        except UnicodeDecodeError:
-            partial += 1
-    return partial / len(pieces)
+    return _share(text, encoding_name, _invalid)
 
 
-def partial_top3_reference() -> list[str]:
-    """The three languages whose passages have the most partial tokens under o200k_base."""
-    passages = corpora.parallel()
-    shares = {name: partial_share_reference(text, "o200k_base") for name, text in passages.items()}
-    return sorted(shares, key=shares.get, reverse=True)[:3]
+def _invalid(piece: bytes) -> bool:
+    try:
+        piece.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
 
 
-def check_partial_share(partial_share, partial_top3, partial_answer) -> None:
-    """partial_share(text, encoding_name); the top three languages; the letter for the change."""
-    cases = [
-        Case(
-            _label("partial_share", args),
-            lambda args=args: partial_share(*args),
-            partial_share_reference(*args),
-        )
-        for args in PARTIAL_TEXTS
+def _share(text, encoding_name, is_partial, encode="encode_ordinary") -> float:
+    pieces = _pieces(text, encoding_name, encode)
+    return sum(map(is_partial, pieces)) / len(pieces) if pieces else 0.0
+
+
+REPLACEMENT = "\ufffd"  # a real character in the text, which a token may hold whole
+
+
+def _share_examples() -> Cases:
+    return [
+        (("Hello, world!", "o200k_base"), ""),
+        ((" 🌍", "gpt2"), ""),
+        (("नमस्ते दुनिया", "gpt2"), ""),
+        ((f"naïve café {REPLACEMENT} 日本語 👨‍👩‍👧", "cl100k_base"), "a real '\ufffd' is whole"),
+        (("", "gpt2"), "no text: 0.0"),
     ]
-    cases.append(
-        Case("partial_top3", lambda: verdict(partial_top3, partial_top3_reference()), "right")
-    )
-    cases.append(Case("partial_answer", lambda: choice(partial_answer, PARTIAL_ANSWER), "right"))
-    check_cases(
-        "partial_share",
-        {
-            "partial_share": partial_share,
-            "partial_top3": partial_top3,
-            "partial_answer": partial_answer,
-        },
-        cases,
-        points=3,
-        hint=PARTIAL_HINT,
-        compare=close,
-    )
 
+
+def _share_replacement() -> Cases:
+    return [
+        ((f"ok {REPLACEMENT}{REPLACEMENT} नमस्ते", "gpt2"), ""),
+        ((f"{REPLACEMENT} naïve 🦙", "o200k_base"), ""),
+    ]
+
+
+def _share_hidden(rng: random.Random) -> Cases:
+    text = random_text(rng, rng.randint(2, 10))
+    return [
+        ((f"{text} {REPLACEMENT} नमस्ते 🦙", name), "random") for name in rng.sample(ENCODINGS, 2)
+    ]
+
+
+PARTIAL_SHARE = TaskSpec(
+    "partial_share",
+    partial_share_reference,
+    (
+        Group("scripts", 1, _share_examples),
+        Group("the replacement character", 1, _share_replacement),
+        Group("random texts", 1, hidden=_share_hidden),
+    ),
+    (
+        Mistake(
+            "'\ufffd' in a decoded token is not proof: the text may hold a real '\ufffd' "
+            "(U+FFFD, three valid bytes); test whether the bytes are valid UTF-8",
+            lambda text, name: _share(
+                text,
+                name,
+                lambda piece: REPLACEMENT in piece.decode("utf-8", "replace"),
+            ),
+        ),
+        Mistake(
+            "a token that starts a character but ends inside it is a piece too, not only one "
+            "that starts with a continuation byte",
+            lambda text, name: _share(text, name, _continues),
+        ),
+        Mistake(
+            "a token with bytes above 127 may be whole characters (é, 日): count the tokens "
+            "whose bytes are not valid UTF-8 on their own",
+            lambda text, name: _share(text, name, lambda piece: max(piece) >= 0x80),
+        ),
+        Mistake(
+            "a token that holds a space and the first bytes of a character is a piece too: "
+            "decoding it with errors='ignore' hides that",
+            lambda text, name: _share(
+                text, name, lambda piece: not piece.decode("utf-8", "ignore")
+            ),
+        ),
+    ),
+    "for each token's bytes, ask whether they are valid UTF-8 on their own; divide the count "
+    "by the number of tokens.",
+    compare=close,
+)
 
 # --- Task 3: where each token starts in the text ----------------------------------------------
-
-STARTS_CASES = [
-    ("hello world", "gpt2"),
-    ("", "o200k_base"),
-    (" 🌍 hi 你好", "gpt2"),
-    (" 🌍 hi 你好", "o200k_base"),
-    ("naïve café", "cl100k_base"),
-    ("cafe\u0301 👨‍👩‍👧‍👦!", "gpt2"),
-    ("नमस्ते दुनिया", "cl100k_base"),
-    ("x<|endoftext|>y", "cl100k_base"),
-]
-STARTS_HINT = (
-    "a character starts at every byte that is not a continuation byte (0x80–0xBF): count them "
-    "token by token; a token that begins with a continuation byte starts inside the character "
-    "before, so its start is that count minus one; starts are character positions (str "
-    "indices), not byte positions, and not the lengths of tokens decoded with errors='replace'."
-)
 
 
 def token_starts_reference(text: str, encoding_name: str) -> list[int]:
@@ -224,166 +261,250 @@ def token_starts_reference(text: str, encoding_name: str) -> list[int]:
     return enc.decode_with_offsets(enc.encode_ordinary(text))[1]
 
 
-def check_token_starts(token_starts) -> None:
-    """token_starts(text, encoding_name) -> the character index where each token starts."""
-    check_function(
-        "token_starts",
-        token_starts,
-        [(args, token_starts_reference(*args)) for args in STARTS_CASES],
-        points=3,
-        hint=STARTS_HINT,
-    )
+def _starts_by(length):
+    """Starts as running sums of length(token bytes)."""
+
+    def starts(text, encoding_name):
+        out, total = [], 0
+        for piece in _pieces(text, encoding_name):
+            out.append(total)
+            total += length(piece)
+        return out
+
+    return starts
 
 
-# --- Task 4: digit chunks, from the left as cl100k_base cuts them, and from the right ---------
+def _lead_bytes(piece: bytes) -> int:
+    return sum(not 0x80 <= byte < 0xC0 for byte in piece)
 
-DIGIT_RUNS = [
-    "",
-    "7",
-    "42",
-    "123",
-    "1234",
-    "1887",
-    "20240101",
-    "1234567",
-    "0000000000",
-    "3141592653589",
-    *number_sample(40, seed=3).replace(".", " ").split(),
-]
-DIGITS_HINT = (
-    "from the left, as cl100k's \\p{N}{1,3}: take three digits at a time from the start, so "
-    "only the last chunk can be shorter; from the right, as people group thousands: only the "
-    "first chunk can be shorter (len(digits) % 3 digits, or 3 when that is 0); '' gives []."
+
+def _starts_examples() -> Cases:
+    return [
+        (("hello world", "gpt2"), ""),
+        ((" 🌍 hi 你好", "gpt2"), "tokens that start inside a character"),
+        ((" 🌍 hi 你好", "o200k_base"), ""),
+        (("naïve café 🙂", "cl100k_base"), ""),
+        (("", "o200k_base"), "no text"),
+    ]
+
+
+def _starts_scripts() -> Cases:
+    return [
+        (("cafe\u0301 👨‍👩‍👧‍👦!", "gpt2"), "a family emoji is seven characters"),
+        (("नमस्ते दुनिया 🦙", "cl100k_base"), ""),
+        (("x<|endoftext|>y 👍🏽", "cl100k_base"), "a special token's text is text"),
+    ]
+
+
+def _starts_hidden(rng: random.Random) -> Cases:
+    text = random_text(rng, rng.randint(2, 10))
+    return [((f"{text} 🦙 {text}", name), "random") for name in ("gpt2", rng.choice(ENCODINGS))]
+
+
+TOKEN_STARTS = TaskSpec(
+    "token_starts",
+    token_starts_reference,
+    (
+        Group("examples", 1, _starts_examples),
+        Group("scripts and emoji", 1, _starts_scripts),
+        Group("random texts", 1, hidden=_starts_hidden),
+    ),
+    (
+        Mistake("starts are str indices, counted in characters, not in bytes", _starts_by(len)),
+        Mistake(
+            "a token decoded on its own with errors='replace' has the wrong length: count the "
+            "characters that start in its bytes",
+            _starts_by(lambda piece: len(piece.decode("utf-8", "replace"))),
+        ),
+        Mistake(
+            "a token that begins with a continuation byte starts inside the character before "
+            "it: its start is one less",
+            _starts_by(_lead_bytes),
+        ),
+    ),
+    "walk the tokens' bytes in order and count the characters that have started (every byte "
+    "that is not a continuation byte starts one).",
 )
 
+# --- Task 4: cl100k_base with digits grouped from the right ------------------------------------
 
-def digit_chunks_reference(digits: str, from_right: bool = False) -> list[str]:
-    """Chunks of three digits, from the left as cl100k_base cuts them or from the right.
 
-    >>> digit_chunks_reference("1234567"), digit_chunks_reference("1234567", True)
-    (['123', '456', '7'], ['1', '234', '567'])
+def _groups_from_right(run: str) -> list[str]:
+    head = len(run) % 3 or 3  # from the right, only the first group can be short
+    return [run[:head]] + [run[i : i + 3] for i in range(head, len(run), 3)]
+
+
+def encode_digits_from_right_reference(text: str) -> list[int]:
+    """cl100k_base's ids, each run of digits in groups of three from the right.
+
+    >>> cl100k = get_encoding("cl100k_base")
+    >>> [cl100k.decode([i]) for i in encode_digits_from_right_reference("x1234567")]
+    ['x', '1', '234', '567']
     """
-    if not from_right:
-        cl100k = get_encoding("cl100k_base")
-        return [cl100k.decode_single_token_bytes(i).decode() for i in cl100k.encode(digits)]
-    if not digits:
-        return []
-    head = len(digits) % 3 or 3  # from the right, only the first chunk can be short
-    return [digits[:head]] + [digits[i : i + 3] for i in range(head, len(digits), 3)]
+    return _encode_runs(text, _groups_from_right)
 
 
-def _digit_calls() -> list[tuple]:
-    """Every run from the left (the default) and from the right."""
-    return [(run,) for run in DIGIT_RUNS] + [(run, True) for run in DIGIT_RUNS]
+def _encode_runs(text: str, groups) -> list[int]:
+    """The text between digit runs with encode_ordinary; each group of a run on its own."""
+    enc = get_encoding("cl100k_base")
+    ids, start = [], 0
+    for match in DIGIT_RUN.finditer(text):
+        ids += enc.encode_ordinary(text[start : match.start()])
+        for group in groups(match.group()):
+            ids += enc.encode_ordinary(group)
+        start = match.end()
+    return ids + enc.encode_ordinary(text[start:])
 
 
-def check_digit_chunks(digit_chunks) -> None:
-    """digit_chunks(digits, from_right=False) -> chunks of up to three digits."""
-    check_function(
-        "digit_chunks",
-        digit_chunks,
-        [(args, digit_chunks_reference(*args)) for args in _digit_calls()],
-        points=2,
-        hint=DIGITS_HINT,
-    )
+def _reversed_groups(run: str) -> list[str]:
+    backwards = run[::-1]
+    return [backwards[i : i + 3] for i in range(0, len(backwards), 3)][::-1]
 
 
-# --- Task 5: which years does GPT-2 split? (unchanged) ----------------------------------------
+def _spaced_then_dropped(text: str) -> list[int]:
+    enc = get_encoding("cl100k_base")
+    spaced = DIGIT_RUN.sub(lambda m: " ".join(_groups_from_right(m.group())), text)
+    return [i for i in enc.encode_ordinary(spaced) if i != enc.encode_single_token(" ")]
 
-YEARS_HINT = (
-    "encode ' 1900', ' 1901', ... (with the space, as a year appears in a sentence) and keep "
-    "the years whose encoding has more than one id, in increasing order."
+
+def _digits_examples() -> Cases:
+    return [
+        (("in 1234567 days",), ""),
+        (("1,234,567 and 3.14159",), "every run on its own"),
+        (("20240101 1887 42",), ""),
+        (("no digits",), ""),
+        (("",), "no text"),
+    ]
+
+
+def _digits_hidden(rng: random.Random) -> Cases:
+    numbers = [
+        str(rng.randint(10**3, 10**9)).rjust(rng.choice([4, 5, 7, 8]), "1") for _ in range(3)
+    ]
+    return [((f"{random_text(rng, 3)} {' x '.join(numbers)} {numbers[0]}1",), "random")]
+
+
+ENCODE_DIGITS = TaskSpec(
+    "encode_digits_from_right",
+    encode_digits_from_right_reference,
+    (
+        Group("numbers", 1, _digits_examples),
+        Group("random numbers", 1, hidden=_digits_hidden),
+    ),
+    (
+        Mistake(
+            "this is cl100k_base as it is: it groups digits from the left; group them from "
+            "the right, so that the last group holds the units",
+            lambda text: get_encoding("cl100k_base").encode_ordinary(text),
+        ),
+        Mistake(
+            "grouping the reversed digits works, but each group must be turned back too",
+            lambda text: _encode_runs(text, _reversed_groups),
+        ),
+        Mistake(
+            "the text's own spaces are tokens too: encode the text between the numbers as it is",
+            _spaced_then_dropped,
+        ),
+    ),
+    "find the runs of digits (what \\p{N} matches), encode the text between them as it is, "
+    "and each run in groups of three counted from its end.",
 )
 
+# --- Task 5: how an encoding cuts the numbers of a sentence ------------------------------------
 
-def split_years_reference() -> list[int]:
-    """Years 1900–2099 that gpt2 encodes as more than one token after a space."""
+
+def digit_pieces_reference(text: str, encoding_name: str) -> list[list[str]]:
+    """For each run of digits in text, the pieces the encoding's tokens cut it into.
+
+    >>> digit_pieces_reference("in 381 AD", "gpt2")
+    [['38', '1']]
+    """
+    starts = set(token_starts_reference(text, encoding_name))
+    pieces = []
+    for match in DIGIT_RUN.finditer(text):
+        cuts = [match.start(), *sorted(s for s in starts if match.start() < s < match.end())]
+        pieces.append([text[a:b] for a, b in zip(cuts, [*cuts[1:], match.end()])])
+    return pieces
+
+
+def _pieces_alone(text, encoding_name):
+    enc = get_encoding(encoding_name)
+    return [
+        [enc.decode([i]) for i in enc.encode_ordinary(m.group())] for m in DIGIT_RUN.finditer(text)
+    ]
+
+
+def _pieces_digit_tokens(text, encoding_name):
+    enc = get_encoding(encoding_name)
+    pieces, run = [], []
+    for i in enc.encode_ordinary(text):
+        token = enc.decode([i])
+        if token.isdigit():
+            run.append(token)
+        elif run:
+            pieces, run = [*pieces, run], []
+    return pieces + ([run] if run else [])
+
+
+def _pieces_examples() -> Cases:
+    return [
+        (("in 381 AD", "gpt2"), "the space belongs to the token"),
+        (("in 380 and 381, 127 and 677", "gpt2"), ""),
+        (("1234567 and 381", "cl100k_base"), ""),
+        (("in 381 and 2024", "o200k_base"), ""),
+        (("no numbers", "gpt2"), ""),
+    ]
+
+
+def _split_in_context(rng: random.Random) -> str:
+    """A number gpt2 cuts differently after a space than alone, and not in threes."""
     gpt2 = get_encoding("gpt2")
-    return [year for year in range(1900, 2100) if len(gpt2.encode(f" {year}")) > 1]
+    while True:
+        number = str(rng.randint(100, 99_999))
+        spaced = [gpt2.decode([i]).strip() for i in gpt2.encode_ordinary(f" {number}")]
+        alone = [gpt2.decode([i]) for i in gpt2.encode_ordinary(number)]
+        if spaced != alone and spaced != regex.findall(r"\p{N}{1,3}", number):
+            return number
 
 
-def check_split_years(split_years) -> None:
-    """split_years == years 1900–2099 that gpt2 encodes as more than one token after a space."""
-    check_value("split_years", split_years, split_years_reference(), points=2, hint=YEARS_HINT)
+def _pieces_hidden(rng: random.Random) -> Cases:
+    number = _split_in_context(rng)
+    years = " ".join(str(rng.randint(1900, 2099)) for _ in range(3))
+    return [
+        ((f"{random_text(rng, 2)} {number} in {years}", "gpt2"), "random"),
+        ((f"{number} x {rng.randint(10**4, 10**8)}", rng.choice(ENCODINGS[1:])), "random"),
+    ]
 
 
-# --- what the judge needs (see book.checks.core) ----------------------------------------------
+DIGIT_PIECES = TaskSpec(
+    "digit_pieces",
+    digit_pieces_reference,
+    (
+        Group("sentences", 1, _pieces_examples),
+        Group("random numbers", 1, hidden=_pieces_hidden),
+    ),
+    (
+        Mistake(
+            "a number in a sentence comes after a space, and gpt2 cuts ' 381' otherwise than "
+            "'381': cut the tokens of the whole text",
+            _pieces_alone,
+        ),
+        Mistake(
+            "only cl100k_base and o200k_base cut digits in threes; gpt2's cuts come from its "
+            "merges",
+            lambda text, name: [regex.findall(r"\p{N}{1,3}", m) for m in DIGIT_RUN.findall(text)],
+        ),
+        Mistake(
+            "a token may hold a space and digits (' 38'): its digits are a piece too",
+            _pieces_digit_tokens,
+        ),
+    ),
+    "find where each token starts in the text, then cut each run of digits at the token "
+    "starts that fall inside it.",
+)
+
+SPECS = (PASSAGES, PARTIAL_SHARE, TOKEN_STARTS, ENCODE_DIGITS, DIGIT_PIECES)
+check, judge_tasks = checks_of(SPECS)
 
 # tiktoken is the tool of this chapter, so it stays; the book's measurements are out of reach.
 REFERENCE = ("book.analysis",)
-
-
-_PARTIAL_ANSWERS = ("partial_share", "partial_top3", "partial_answer")
-
-
-def _passages_label(args: tuple) -> str:
-    """passages_by_tokens(passages['Amharic'], 'o200k_base', 7)."""
-    return _label("passages_by_tokens", args)
-
-
-def _partial_label(args: tuple) -> str:
-    """partial_share('नमस्ते दुनिया', 'gpt2')."""
-    return _label("partial_share", args)
-
-
-def judge_tasks(rng: random.Random) -> list[Task]:
-    """Chapter 08's tasks for the judge: the check's cases plus hidden ones drawn from rng."""
-    texts = [random_text(rng, rng.randint(1, 12)) for _ in range(4)]
-    texts.append(window(rng, corpora.code("python"), 300))
-    passages_hidden = [(text, rng.choice(ENCODINGS), rng.randint(1, 9)) for text in texts]
-    partial_hidden = [(text, rng.choice(ENCODINGS)) for text in texts]
-    starts_hidden = [(text, rng.choice(ENCODINGS)) for text in texts]
-    secret_runs = [
-        "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 25))) for _ in range(6)
-    ]
-    digits_hidden = [(run, rng.random() < 0.5) for run in secret_runs]
-    partial = calls_of(
-        "partial_share", PARTIAL_TEXTS, partial_share_reference, label=_partial_label
-    )
-    partial += calls_of(
-        "partial_share",
-        partial_hidden,
-        partial_share_reference,
-        hidden=True,
-        label=_partial_label,
-    )
-    partial += [
-        Call("partial_top3", "partial_top3", (), partial_top3_reference()),
-        Call("partial_answer", "partial_answer", (), PARTIAL_ANSWER),
-    ]
-    return [
-        Task(
-            "passages_by_tokens",
-            3,
-            ("passages_by_tokens",),
-            calls_of(
-                "passages_by_tokens", _passages_calls(), passages_reference, label=_passages_label
-            )
-            + calls_of(
-                "passages_by_tokens",
-                passages_hidden,
-                passages_reference,
-                hidden=True,
-                label=_passages_label,
-            ),
-            hint=PASSAGES_HINT,
-        ),
-        Task("partial_share", 3, _PARTIAL_ANSWERS, partial, hint=PARTIAL_HINT, compare=close),
-        function_task(
-            "token_starts",
-            3,
-            STARTS_CASES,
-            token_starts_reference,
-            hidden=starts_hidden,
-            hint=STARTS_HINT,
-        ),
-        function_task(
-            "digit_chunks",
-            2,
-            _digit_calls(),
-            digit_chunks_reference,
-            hidden=digits_hidden,
-            hint=DIGITS_HINT,
-        ),
-        value_task("split_years", 2, split_years_reference(), hint=YEARS_HINT),
-    ]
