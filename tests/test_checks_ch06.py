@@ -1,144 +1,28 @@
-"""The checks of chapter 06's exercises pass right answers and catch plausible wrong ones."""
+"""Chapter 06's specs beyond the generic mutation test (tests/test_check_specs.py): undefined and
+unattempted answers, answers written as a learner writes them, partial credit by group, the
+rule that ranks are loaded by name in the kernel, hints that never give the answer, and the
+references' own properties."""
 
 from __future__ import annotations
 
-import pytest
+import random
+
 import regex
-from check_helpers import line, passes
+from check_helpers import line
 
 from book.checks import ch06
 from book.checks.ch06 import (
     DIGITS_RIGHT_REFERENCE,
-    cached_reference,
-    crossing_reference,
+    digits_right_reference,
+    encode_lru_reference,
+    first_crossings_reference,
     read_gpt2_reference,
 )
 from book.encodings import get_encoding
+from book.grading.calls import judge_in_process
 from book.tokenizers.bpe.patterns import CL100K_PATTERN, GPT2_PATTERN
 from book.tokenizers.bpe.regex_bpe import RegexTokenizer
 from book.tokenizers.formats.gpt2_files import merges_text, vocab_text
-
-
-def test_right_answers_pass(capsys):
-    assert passes(capsys, ch06.check_digits_right, DIGITS_RIGHT_REFERENCE)
-    assert passes(capsys, ch06.check_crossing_tokens, crossing_reference)
-    assert passes(
-        capsys, ch06.check_encode_cached, lambda t, m, p, c: cached_reference(t, m, p, c)[0]
-    )
-    assert passes(capsys, ch06.check_read_gpt2_files, read_gpt2_reference)
-    assert passes(capsys, ch06.check_encode_ranks, encode_ranks_right)
-
-
-def test_unanswered_and_undefined_say_so(capsys):
-    def not_yet(*args):
-        raise NotImplementedError()
-
-    assert "not attempted" in line(capsys, ch06.check_encode_ranks, not_yet)
-    assert "not defined" in line(capsys, ch06.check_digits_right, None)
-
-
-@pytest.mark.parametrize(
-    "wrong",
-    [
-        CL100K_PATTERN,  # unchanged: groups from the left
-        CL100K_PATTERN.replace(
-            r"\p{N}{1,3}+", r"\p{N}{1,3}+(?=(?:\p{N}{3})*+(?!\p{N}))"
-        ),  # possessive
-        CL100K_PATTERN.replace(
-            r"\p{N}{1,3}+", r"[0-9]{1,3}(?=(?:[0-9]{3})*(?![0-9]))"
-        ),  # ASCII only
-        r"\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))|\S+|\s+",  # a new pattern, not cl100k's
-    ],
-    ids=["from-the-left", "possessive", "ascii-digits", "not-cl100k"],
-)
-def test_digits_right_catches(capsys, wrong):
-    assert not passes(capsys, ch06.check_digits_right, wrong)
-
-
-@pytest.mark.parametrize(
-    "wrong",
-    [
-        lambda v, p: [i for i in crossing_reference(v, p)] + [1],  # keeps a byte id
-        lambda v, p: [i for i, t in sorted(v.items()) if i >= 256 and b" " in t[1:]],  # spaces
-        lambda v, p: sorted(crossing_reference(v, p), reverse=True),  # order
-        lambda v, p: [
-            i
-            for i, t in sorted(v.items())
-            if i >= 256 and len(regex.findall(p, t.decode("utf-8", "replace"))) > 1
-        ],  # decodes partial characters with replace
-    ],
-    ids=["byte-ids", "space-heuristic", "order", "replace"],
-)
-def test_crossing_tokens_catches(capsys, wrong):
-    assert not passes(capsys, ch06.check_crossing_tokens, wrong)
-
-
-def cached_ignoring_cache(text, merges, pattern, cache):
-    """Computes every chunk again: right ids for an honest cache, but never uses it."""
-    ids = cached_reference(text, merges, pattern, {})[0]
-    cached_reference(text, merges, pattern, cache)
-    return ids
-
-
-def cached_by_bytes(text, merges, pattern, cache):
-    """Keys the cache by the chunk's bytes instead of its text."""
-    keyed = {}
-    ids = cached_reference(text, merges, pattern, keyed)[0]
-    cache.update({chunk.encode(): value for chunk, value in keyed.items()})
-    return ids
-
-
-@pytest.mark.parametrize(
-    "wrong",
-    [
-        cached_ignoring_cache,
-        cached_by_bytes,
-        lambda t, m, p, c: cached_reference(t, m, p, {})[0],  # leaves the cache empty
-        lambda t, m, p, c: [
-            i for chunk in regex.findall(p, t) for i in chunk.encode()
-        ],  # no merges
-    ],
-    ids=["ignores-cache", "bytes-keys", "no-store", "no-merges"],
-)
-def test_encode_cached_catches(capsys, wrong):
-    assert not passes(capsys, ch06.check_encode_cached, wrong)
-
-
-def read_with_table(table_order):
-    """A reader whose byte table shifts the non-printable bytes in another order."""
-
-    def read(vocab_json, merges_txt):
-        import json
-
-        printable = [*range(33, 127), *range(161, 173), *range(174, 256)]
-        others = table_order([b for b in range(256) if b not in printable])
-        byte_of = {chr(b): b for b in printable} | {chr(256 + i): b for i, b in enumerate(others)}
-        ranks = {bytes(byte_of[c] for c in w): i for w, i in json.loads(vocab_json).items()}
-        merges = [
-            tuple(bytes(byte_of[c] for c in part) for part in line.split(" "))
-            for line in merges_txt.splitlines()[1:]
-            if line.strip()
-        ]
-        return ranks, merges
-
-    return read
-
-
-@pytest.mark.parametrize(
-    "wrong",
-    [
-        read_with_table(lambda others: others[::-1]),  # shifted bytes in the wrong order
-        read_with_table(lambda others: others),  # right table, but no errors raised
-        lambda v, m: (read_gpt2_reference(v, m)[0], read_gpt2_reference(v, m)[1][1:]),  # header
-        lambda v, m: (
-            {t.decode("latin-1"): i for t, i in read_gpt2_reference(v, m)[0].items()},
-            [],
-        ),
-    ],
-    ids=["table-order", "no-errors", "drops-a-merge", "text-keys"],
-)
-def test_read_gpt2_files_catches(capsys, wrong):
-    assert not passes(capsys, ch06.check_read_gpt2_files, wrong)
 
 
 def encode_ranks_right(text, ranks, pattern):
@@ -160,44 +44,62 @@ def encode_ranks_right(text, ranks, pattern):
     return ids
 
 
-def encode_first_pair(text, ranks, pattern):
-    """Merges the leftmost pair that joins into a token, not the lowest-ranked one."""
-    ids = []
-    for chunk in regex.findall(pattern, text):
-        parts = [bytes([b]) for b in chunk.encode("utf-8")]
-        while True:
-            i = next((i for i in range(len(parts) - 1) if parts[i] + parts[i + 1] in ranks), None)
-            if i is None:
-                break
-            parts[i : i + 2] = [parts[i] + parts[i + 1]]
-        ids += [ranks[p] for p in parts]
-    return ids
+def test_right_answers_pass(capsys):
+    for spec in ch06.SPECS:
+        assert line(capsys, ch06.check, spec.name, spec.reference).startswith(f"✔ {spec.name}")
+    assert line(capsys, ch06.check, "encode_ranks", encode_ranks_right).startswith("✔")
 
 
-@pytest.mark.parametrize(
-    "wrong",
-    [
-        encode_first_pair,
-        lambda t, r, p: encode_ranks_right(t, r, r"\S+|\s+"),  # ignores the pattern
-        lambda t, r, p: [r[bytes([b])] for b in t.encode()],  # bytes only
-        lambda t, r, p: list(t.encode()),  # byte values, not GPT-2's byte ranks
-    ],
-    ids=["leftmost-pair", "wrong-pattern", "no-merges", "byte-values"],
-)
-def test_encode_ranks_catches(capsys, wrong):
-    assert not passes(capsys, ch06.check_encode_ranks, wrong)
+def test_unanswered_and_undefined_say_so(capsys):
+    def not_yet(*args):
+        raise NotImplementedError()
+
+    assert "not attempted" in line(capsys, ch06.check, "encode_ranks", not_yet)
+    assert "not defined" in line(capsys, ch06.check, "digits_right", None)
+
+
+def test_a_slip_on_errors_costs_only_its_group(capsys):
+    def no_errors(vocab_json, merges_txt):
+        try:
+            return read_gpt2_reference(vocab_json, merges_txt)
+        except ValueError:
+            return {}, []
+
+    text = line(capsys, ch06.check, "read_gpt2_files", no_errors)
+    assert "0/3 points" in text  # every group holds a broken file
+
+
+def test_encode_ranks_cases_send_names_not_ranks():
+    (task,) = [t for t in ch06.judge_tasks(random.Random(3)) if t.name == "encode_ranks"]
+    sent = [call.args[1] for call in task.calls]
+    assert {"gpt2", "cl100k_base"} <= {a for a in sent if isinstance(a, str)}
+    assert all(isinstance(a, str) or len(a) < 1000 for a in sent)
+    (grade,) = judge_in_process([task], {"encode_ranks": encode_ranks_right})
+    assert grade.points == task.points, grade.message
+
+
+def test_hints_never_hold_the_answer():
+    for spec in ch06.SPECS:
+        assert "\\p{N}{1,3}(" not in spec.hint and "popitem" not in spec.hint
 
 
 def test_digits_right_groups_thousands():
-    assert regex.findall(DIGITS_RIGHT_REFERENCE, "1234567 12,345") == [
-        "1",
-        "234",
-        "567",
-        " ",
-        "12",
-        ",",
-        "345",
-    ]
+    assert digits_right_reference("1234567 12,345") == ["1", "234", "567", " ", "12", ",", "345"]
+    assert regex.findall(DIGITS_RIGHT_REFERENCE, "x") == regex.findall(CL100K_PATTERN, "x")
+
+
+def test_first_crossings_names_only_the_first():
+    merges = [(b"e", b" "), (b"e ", b"t"), (b"\xd0", b"\xb0"), (b"\xd0", b"a"), (b"a", b" ")]
+    assert first_crossings_reference(merges, GPT2_PATTERN) == [0, 4]
+
+
+def test_lru_hits_and_eviction():
+    assert encode_lru_reference(" a b a c a", [], GPT2_PATTERN, 2) == (
+        list(b" a b a c a"),
+        2,
+    )
+    assert encode_lru_reference(" a b c a", [], GPT2_PATTERN, 2)[1] == 0
+    assert encode_lru_reference(" a a", [], GPT2_PATTERN, 0)[1] == 0
 
 
 def test_read_reference_round_trips_the_books_writer():
@@ -207,9 +109,10 @@ def test_read_reference_round_trips_the_books_writer():
     assert read == merges and ranks == {token: i for i, token in vocab.items()}
 
 
-def test_the_right_answer_is_tiktoken():
+def test_the_reference_is_tiktoken():
     enc = get_encoding("cl100k_base")
+    ranks = enc._mergeable_ranks
     for text in ch06.TEST_SET:
-        assert encode_ranks_right(
-            text, enc._mergeable_ranks, CL100K_PATTERN
-        ) == enc.encode_ordinary(text)
+        expected = enc.encode_ordinary(text)
+        assert ch06.encode_ranks_reference(text, ranks, CL100K_PATTERN) == expected
+        assert encode_ranks_right(text, ranks, CL100K_PATTERN) == expected
