@@ -18,8 +18,7 @@ from collections import Counter
 from functools import cache
 
 from book import corpora
-from book.checks.ch03 import _spec  # the examples, and cases drawn until every mistake is caught
-from book.checks.spec import Cases, Mistake, checks_of, random_text, window
+from book.checks.spec import Cases, Mistake, checks_of, examples_and_drawn, random_text, window
 
 
 @cache
@@ -85,7 +84,7 @@ def _vocab_draw(rng: random.Random) -> tuple:
     return text, rng.choice([None, 0, -rng.randint(1, 3), *range(1, 8)])
 
 
-BUILD_VOCAB = _spec(
+BUILD_VOCAB = examples_and_drawn(
     "build_vocab",
     build_vocab_reference,
     (_vocab_examples, 1),
@@ -197,7 +196,7 @@ def _nearest_draw(rng: random.Random) -> tuple:
     return text, list(vocab)
 
 
-ENCODE_NEAREST = _spec(
+ENCODE_NEAREST = examples_and_drawn(
     "encode_nearest",
     encode_nearest_reference,
     (_nearest_examples, 2),
@@ -368,7 +367,7 @@ def _report_examples() -> Cases:
     return [((list(ids), REPORT_VOCAB), "") for ids in REPORT_IDS]
 
 
-DECODE_REPORT = _spec(
+DECODE_REPORT = examples_and_drawn(
     "decode_report",
     decode_report_reference,
     (_report_examples, 2),
@@ -470,7 +469,7 @@ def _budget_draw(rng: random.Random) -> tuple:
     return text, ranked, rng.choice([target, target, round(target + 0.05, 2)])
 
 
-FALLBACK_BUDGET = _spec(
+FALLBACK_BUDGET = examples_and_drawn(
     "fallback_budget",
     fallback_budget_reference,
     (_budget_examples, 2),

@@ -11,7 +11,6 @@ are drawn until they do; ``tests/test_check_specs.py`` proves it on seeds 1-20).
 
 from __future__ import annotations
 
-import copy
 import random
 from collections import Counter
 from collections.abc import Callable
@@ -20,7 +19,7 @@ import regex
 
 from book import corpora
 from book.checks.answers import close
-from book.checks.spec import Cases, Group, Mistake, TaskSpec, checks_of, expect, random_text, window
+from book.checks.spec import Cases, Mistake, checks_of, examples_and_drawn, random_text, window
 from book.tokenizers.basic.words import split_words, vocab_from_counts, word_counts
 
 TEXTS = [
@@ -38,52 +37,6 @@ TEXTS = [
 ]
 WORD = r"[\p{L}\p{M}]+(?:['’][\p{L}\p{M}]+)*"
 SPLIT_PATTERN = regex.compile(rf"{WORD}|\p{{N}}+|\s+|[^\s\p{{L}}\p{{M}}\p{{N}}]")
-
-
-def _caught(
-    rng: random.Random, draw: Callable, spec: TaskSpec, at_least: int = 3, tries: int = 200
-) -> Cases:
-    """Cases drawn with draw(rng) until every known mistake of spec differs from the reference
-    on one of them (at least at_least cases): hidden cases targeted by construction."""
-    run = [spec.runner(spec.reference)] + [spec.runner(m.function) for m in spec.mistakes]
-    cases: Cases = []
-    missed = set(range(1, len(run)))
-    for _ in range(tries):
-        args = draw(rng)
-        outcomes = [expect(function, *copy.deepcopy(args)) for function in run]
-        caught = {k for k in missed if outcomes[k] != outcomes[0]}
-        if caught or len(cases) < at_least:
-            cases.append((args, "random"))
-            missed -= caught
-        if not missed and len(cases) >= at_least:
-            return cases
-    raise RuntimeError(f"{spec.name}: no drawn case catches mistakes {sorted(missed)}")
-
-
-def _spec(
-    name: str,
-    reference: Callable,
-    examples: tuple[Callable[[], Cases], int],
-    drawn: tuple[str, int, Callable[[random.Random], tuple]],
-    mistakes: tuple[Mistake, ...],
-    hint: str,
-    **options,
-) -> TaskSpec:
-    """A task of two groups: the examples, and cases drawn until they catch every mistake."""
-    cases, points = examples
-    group, drawn_points, draw = drawn
-    spec = TaskSpec(
-        name,
-        reference,
-        (
-            Group("the examples", points, cases),
-            Group(group, drawn_points, hidden=lambda rng: _caught(rng, draw, spec)),
-        ),
-        mistakes,
-        hint,
-        **options,
-    )
-    return spec
 
 
 def _tempest_words(limit: int | None = None) -> list[str]:
@@ -126,7 +79,7 @@ def _split_text(rng: random.Random) -> tuple:
     return (" ".join(pieces),)
 
 
-SPLIT_KEEP_SPACES = _spec(
+SPLIT_KEEP_SPACES = examples_and_drawn(
     "split_keep_spaces",
     split_keep_spaces_reference,
     (_split_examples, 2),
@@ -235,7 +188,7 @@ def _budget_draw(rng: random.Random) -> tuple:
     return _random_words(rng, rng.randint(3, 30)), rng.randint(0, 40)
 
 
-VOCAB_UNDER_BUDGET = _spec(
+VOCAB_UNDER_BUDGET = examples_and_drawn(
     "vocab_under_budget",
     vocab_under_budget_reference,
     (_budget_examples, 2),
@@ -327,7 +280,7 @@ def _hapax_draw(rng: random.Random) -> tuple:
     return words, rng.randint(1, 35)
 
 
-HAPAX_SHARE = _spec(
+HAPAX_SHARE = examples_and_drawn(
     "hapax_share",
     hapax_share_reference,
     (_hapax_examples, 2),
@@ -423,7 +376,7 @@ def _encode_draw(rng: random.Random) -> tuple:
     return _fold_tokens(rng), list(FOLD_VOCAB)
 
 
-ENCODE_FOLDED = _spec(
+ENCODE_FOLDED = examples_and_drawn(
     "encode_folded",
     encode_folded_reference,
     (_fold_examples, 2),
@@ -489,7 +442,7 @@ def _decode_draw(rng: random.Random) -> tuple:
     return (*encode_folded_reference(_fold_tokens(rng), FOLD_VOCAB), list(FOLD_VOCAB))
 
 
-DECODE_FOLDED = _spec(
+DECODE_FOLDED = examples_and_drawn(
     "decode_folded",
     decode_folded_reference,
     (_decode_examples, 1),
@@ -568,7 +521,7 @@ def _additions_draw(rng: random.Random) -> tuple:
     return train, heldout, rng.randint(0, 4), rng.randint(1, 5)
 
 
-BEST_ADDITIONS = _spec(
+BEST_ADDITIONS = examples_and_drawn(
     "best_additions",
     best_additions_reference,
     (_additions_examples, 1),

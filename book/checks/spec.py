@@ -397,3 +397,49 @@ def checks_of(specs: Sequence[TaskSpec]) -> tuple[Callable, Callable]:
         return [spec.task(rng) for spec in specs]
 
     return check, judge_tasks
+
+
+def drawn_until_caught(
+    rng: random.Random, draw: Callable, spec: TaskSpec, at_least: int = 3, tries: int = 200
+) -> Cases:
+    """Cases drawn with draw(rng) until every known mistake of spec differs from the reference
+    on one of them (at least at_least cases): hidden cases targeted by construction."""
+    run = [spec.runner(spec.reference)] + [spec.runner(m.function) for m in spec.mistakes]
+    cases: Cases = []
+    missed = set(range(1, len(run)))
+    for _ in range(tries):
+        args = draw(rng)
+        outcomes = [expect(function, *copy.deepcopy(args)) for function in run]
+        caught = {k for k in missed if outcomes[k] != outcomes[0]}
+        if caught or len(cases) < at_least:
+            cases.append((args, "random"))
+            missed -= caught
+        if not missed and len(cases) >= at_least:
+            return cases
+    raise RuntimeError(f"{spec.name}: no drawn case catches mistakes {sorted(missed)}")
+
+
+def examples_and_drawn(
+    name: str,
+    reference: Callable,
+    examples: tuple[Callable[[], Cases], int],
+    drawn: tuple[str, int, Callable[[random.Random], tuple]],
+    mistakes: tuple[Mistake, ...],
+    hint: str,
+    **options,
+) -> TaskSpec:
+    """A task of two groups: the examples, and cases drawn until they catch every mistake."""
+    cases, points = examples
+    group, drawn_points, draw = drawn
+    spec = TaskSpec(
+        name,
+        reference,
+        (
+            Group("the examples", points, cases),
+            Group(group, drawn_points, hidden=lambda rng: drawn_until_caught(rng, draw, spec)),
+        ),
+        mistakes,
+        hint,
+        **options,
+    )
+    return spec
