@@ -1,114 +1,35 @@
-"""Checks of exercises/09_fast_bpe.ipynb. The references are in book.tokenizers.
+"""Checks of exercises/09_fast_bpe.ipynb. References: small functions here and book.tokenizers.
 
-Every task is a variant or an extension of the chapter's code: merging pre-tokens stored as
-tuples of bytes (CS336's form) while keeping the pair counts *and* the index exact, a heap
-that breaks ties the CS336 way with lazy deletion, adding up workers' counts that arrive out
-of order, a streaming encoder that yields as soon as it may, and tiktoken's ranks from a
-vocabulary and merges. Cases mix the CS336 handout's worked example, overlapping pairs
-(``a a a a``), pairs that stay elsewhere in the word they leave, prefixes of one another
-(``B`` and ``BA``), bytes 00 and FF, many scripts and Shakespeare; the judge adds hidden cases
-drawn at random. Where a case targets one mistake, its label says which.
-
-Three tasks are graded through a small driver (the learner's functions are called, the
-driver reports what they did): the same source runs here and, as the task's setup, in the
-learner's kernel, so the notebook and the judge grade alike.
+Every task extends the chapter's code: merging pre-tokens stored as tuples of bytes (CS336's
+form) through the index, a heap entry with CS336's tie-break and a pop that skips stale
+entries, adding up workers' counts that arrive out of order, a streaming encoder that yields
+as soon as it may, and tiktoken's ranks from a vocabulary and merges. Each task is one spec;
+the probes (run in the learner's kernel) watch the work an answer does: merge_pretokens may
+touch only the pairs of the pre-tokens it merges, pop_best may not scan the counts or the
+heap, stream_encode is fed pieces by a source that notes when each is read.
 """
 
 from __future__ import annotations
 
-import copy
+import heapq
 import random
 from collections.abc import Callable
 from functools import cache
 
 from book import corpora
-from book.checks.cases import Cases, outcome, short_arg
-from book.checks.core import Case, check_cases, equal, show
-from book.checks.spec import Call, Task, random_text
+from book.checks.spec import Cases, Group, Mistake, TaskSpec, checks_of, random_text, window
 from book.encodings import get_encoding
-from book.tokenizers.bpe.core import best_pair, build_vocab, get_pair_counts, joined, merge
+from book.tokenizers.bpe.core import build_vocab, get_pair_counts, joined, merge
 from book.tokenizers.bpe.patterns import GPT2_PATTERN
-from book.tokenizers.bpe.pretokenize import training_chunk_counts
+from book.tokenizers.bpe.pretokenize import cuts, training_chunk_counts
 from book.tokenizers.bpe.regex_bpe import RegexTokenizer
-from book.tokenizers.bpe.train import train_merges
+from book.tokenizers.bpe.train import inverted, train_merges
 
 PiecePair = tuple[bytes, bytes]
 EOT = "<|endoftext|>"
 
-# The drivers: run here by the notebook's checks, and in the learner's kernel by the judge.
-DRIVERS = '''
-import heapq
-
-
-def merged_state(merge_pretokens, counts, pair_counts, where, pair):
-    """[the returned pre-tokens in order, pair_counts and where after, counts untouched?]"""
-    before = dict(counts)
-    merged = merge_pretokens(counts, pair_counts, where, pair)
-    items = list(merged.items()) if isinstance(merged, dict) else merged
-    kept = counts == before and list(counts) == list(before)
-    return [items, pair_counts, where, "left as it was" if kept else "changed"]
-
-
-def run_heap(heap_entry, pop_best, counts, updates):
-    """The pairs pop_best returns, as a trainer would use it: None in updates pops one (and
-    the pair is merged away); (pair, count) sets a count and pushes a fresh entry."""
-    counts = dict(counts)
-    heap = [heap_entry(pair, count) for pair, count in counts.items()]
-    heapq.heapify(heap)
-    popped = []
-    for update in updates:
-        if update is None:
-            best = pop_best(heap, counts)
-            popped.append(best)
-            counts.pop(best, None)
-        elif update[1] > 0:
-            counts[update[0]] = update[1]
-            heapq.heappush(heap, heap_entry(*update))
-        else:
-            counts.pop(update[0], None)
-    return popped
-
-
-def in_order(result):
-    """A result (counts, max_waiting) as [counts' items in order, max_waiting]."""
-    if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], dict):
-        return [list(result[0].items()), result[1]]
-    return result
-
-
-def stream_log(stream_encode, encode, pieces, ready):
-    """[None, or which piece was read before the ids up to the last safe cut came out; the ids]"""
-    ids, late = [], []
-
-    def source():
-        for k, piece in enumerate(pieces):
-            if len(ids) < ready[k] and not late:
-                late.append(f"piece {k} read when {len(ids)} of the {ready[k]} ids due were out")
-            yield piece
-
-    for token_id in stream_encode(encode, source()):
-        ids.append(token_id)
-    return [late[0] if late else None, ids]
-'''
-_DRIVERS: dict = {}
-exec(DRIVERS, _DRIVERS)  # one source for both places (see the module's docstring)
-merged_state = _DRIVERS["merged_state"]
-run_heap = _DRIVERS["run_heap"]
-in_order = _DRIVERS["in_order"]
-stream_log = _DRIVERS["stream_log"]
-
-# The encoder of the streaming task in the learner's kernel, where the book's tokenizers are
-# hidden: tiktoken, given the reference tokenizer's pattern and ranks (the same ids).
-ENCODER = """
-import tiktoken as _tiktoken
-
-encode = _tiktoken.Encoding(
-    "stream", pat_str=PATTERN, mergeable_ranks=RANKS, special_tokens={}
-).encode_ordinary
-"""
-
-
-# --- the references ------------------------------------------------------------------------------
+HANDOUT = {(b"l", b"o", b"w"): 5, (b"l", b"o", b"w", b"e", b"r"): 2}
+HANDOUT |= {tuple(bytes([b]) for b in word): n for word, n in [(b"widest", 3), (b"newest", 6)]}
 
 
 def merge_pieces(pieces: tuple[bytes, ...], pair: PiecePair) -> tuple[bytes, ...]:
@@ -131,107 +52,10 @@ def pair_index(counts: dict[tuple, int]) -> tuple[dict, dict]:
     return pair_counts, where
 
 
-def merge_pretokens_reference(counts: dict, pair_counts: dict, where: dict, pair) -> dict:
-    """From scratch: merge everywhere, then count and index everything again."""
-    merged = {merge_pieces(pretoken, pair): count for pretoken, count in counts.items()}
-    new_counts, new_where = pair_index(merged)
-    pair_counts.clear()
-    pair_counts.update(new_counts)
-    where.clear()
-    where.update(new_where)
-    return merged
-
-
-def best_pair_reference(counts: dict, updates: list) -> list:
-    """What a correct heap gives: the highest count, then the greater pair of bytes."""
-    counts = dict(counts)
-    popped = []
-    for update in updates:
-        if update is None:
-            spelled = {piece: piece for pair in counts for piece in pair}  # pieces are bytes
-            best = best_pair(counts, "lexicographic", spelled) if counts else None
-            popped.append(best)
-            counts.pop(best, None)
-        elif update[1] > 0:
-            counts[update[0]] = update[1]
-        else:
-            counts.pop(update[0], None)
-    return popped
-
-
-def merge_unordered_reference(results: list) -> tuple[dict, int]:
-    """Blocks merged in block order as soon as their turn comes; the most kept waiting."""
-    total: dict[bytes, int] = {}
-    waiting: dict[int, dict] = {}
-    turn = most = 0
-    for index, counts in results:
-        if index in waiting or index < turn:
-            raise ValueError(f"block {index} arrived twice")
-        waiting[index] = counts
-        while turn in waiting:
-            for chunk, count in waiting.pop(turn).items():
-                total[chunk] = total.get(chunk, 0) + count
-            turn += 1
-        most = max(most, len(waiting))
-    if waiting:
-        raise ValueError(f"block {turn} never arrived")
-    return total, most
-
-
-def last_safe_cut(text: str) -> int | None:
-    """The last place p (0 < p < len(text)) before a space that follows a non-space."""
-    for p in range(len(text) - 1, 0, -1):
-        if text[p] == " " and not text[p - 1].isspace():
-            return p
-    return None
-
-
-def ready_counts(encode: Callable, pieces: list[str]) -> list[int]:
-    """For each piece k, how many ids must be out before it is read: those of the text read so
-    far, up to its last safe cut. (Every such place is one where ``pretokenize.is_cut`` allows
-    a cut: ``str.isspace`` holds for every character of regex's ``\\s``, and for U+001C-001F.)"""
-    ready, text = [], ""
-    for piece in pieces:
-        cut = last_safe_cut(text)
-        ready.append(len(encode(text[:cut])) if cut else 0)
-        text += piece
-    return ready
-
-
-def stream_reference(encode: Callable, pieces: list[str], ready: list[int]) -> list:
-    """What a right answer gives: no piece read too early, the ids of the whole text."""
-    return [None, encode("".join(pieces))]
-
-
-def tiktoken_ranks_reference(vocab: dict[int, bytes], merges: list[PiecePair]) -> dict:
-    """{bytes: id} of the bytes and merged tokens; ids of merges must grow with their order."""
-    ids = {token: token_id for token_id, token in vocab.items()}
-    ranks = {}
-    for byte in range(256):
-        if bytes([byte]) not in ids:
-            raise ValueError(f"the vocabulary has no token for byte {byte}")
-        ranks[bytes([byte])] = ids[bytes([byte])]
-    last = -1
-    for left, right in merges:
-        token = left + right
-        if token not in ids:
-            raise ValueError(f"merge {(left, right)} makes {token!r}, which is not in vocab")
-        if ids[token] <= last:
-            raise ValueError("the ids of merged tokens must grow with the merges' order")
-        last = ranks[token] = ids[token]
-    return ranks
-
-
-# --- the data ------------------------------------------------------------------------------------
-
-HANDOUT = {(b"l", b"o", b"w"): 5, (b"l", b"o", b"w", b"e", b"r"): 2}
-HANDOUT |= {tuple(bytes([b]) for b in word): n for word, n in [(b"widest", 3), (b"newest", 6)]}
-
-
 @cache
-def _plays(n_chars: int = 3000) -> dict[bytes, int]:
-    """Pre-token counts of the start of the training plays (GPT-2's split)."""
-    return training_chunk_counts(corpora.english("train")[:n_chars], GPT2_PATTERN)
+def _plays(start: int = 0, n_chars: int = 3000) -> dict[bytes, int]:
+    """Pre-token counts of a stretch of the training plays (GPT-2's split)."""
+    return training_chunk_counts(corpora.english("train")[start : start + n_chars], GPT2_PATTERN)
 
 
 def _byte_merges(word_counts: dict[bytes, int], n: int) -> list[PiecePair]:
@@ -250,27 +74,132 @@ def _state(word_counts: dict[bytes, int], k: int) -> tuple[dict, PiecePair]:
     return counts, merges[min(k, len(merges) - 1)]
 
 
-def _merge_args(counts: dict, pair) -> tuple:
-    """The arguments of merge_pretokens: counts, their pair counts and index, the pair."""
+# --- Task 1: merge_pretokens ---------------------------------------------------------------------
+
+# pair_counts and where are mappings that count every read and write made to them: merging
+# through the index touches a few pairs per piece of the pre-tokens in where[pair]; counting
+# and indexing everything again touches every pair. The probe returns [the new counts in
+# order, pair_counts and where after, counts unchanged, whether the work fits the index].
+LEDGER = """
+from collections.abc import MutableMapping
+
+
+class Ledger(MutableMapping):
+    def __init__(self, store):
+        self._store, self.work = dict(store), 0
+
+    def __getitem__(self, key):
+        self.work += 1
+        return self._store[key]
+
+    def __setitem__(self, key, value):
+        self.work += 1
+        self._store[key] = value
+
+    def __delitem__(self, key):
+        self.work += 1
+        del self._store[key]
+
+    def __iter__(self):
+        self.work += len(self._store)
+        return iter(list(self._store))
+
+    def __len__(self):
+        return len(self._store)
+
+    def __repr__(self):
+        return repr(self._store)
+
+
+def probe(answer, counts, pair_counts, where, pair):
+    before = dict(counts)
+    pieces = sum(len(pretoken) for pretoken in where.get(pair, ()))
+    pair_counts, where = Ledger(pair_counts), Ledger(where)
+    merged = answer(counts, pair_counts, where, pair)
+    items = list(merged.items()) if isinstance(merged, dict) else merged
+    kept = counts == before and list(counts) == list(before)
+    work = pair_counts.work + where.work
+    return [
+        items,
+        pair_counts._store,
+        where._store,
+        "left as it was" if kept else "changed",
+        "through the index" if work <= 12 * pieces + 12 else "touched pairs it did not merge",
+    ]
+"""
+
+
+def merge_pretokens_reference(counts: dict, pair_counts, where, pair, mistake: str = "") -> dict:
+    """Merge the pre-tokens in where[pair]; pair_counts and where updated for them only."""
+    renamed = {}
+    for old in sorted(where.get(pair, ())):  # sorted: the same work whatever the set's order
+        new, n = merge_pieces(old, pair), counts[old]
+        olds, news = list(zip(old, old[1:])), list(zip(new, new[1:]))
+        if mistake == "once per pre-token":
+            olds, news = list(dict.fromkeys(olds)), list(dict.fromkeys(news))
+        for p in olds:
+            pair_counts[p] = pair_counts[p] - n
+            if pair_counts[p] == 0:
+                del pair_counts[p]
+        for p in set(zip(old, old[1:])):
+            if mistake == "refile next to the merge" and p != pair:
+                continue
+            holders = where[p]
+            holders.discard(old)
+            if not holders:
+                del where[p]
+        for p in news:
+            pair_counts[p] = pair_counts.get(p, 0) + n
+        for p in set(news):
+            where.setdefault(p, set()).add(new)
+        renamed[old] = new
+    if mistake == "in place":
+        for old, new in renamed.items():
+            counts[new] = counts.pop(old)
+        return counts
+    return {renamed.get(t, t): n for t, n in counts.items()}
+
+
+def _rebuilt(counts, pair_counts, where, pair):
+    """Every pre-token merged, then everything counted and indexed again."""
+    merged = {merge_pieces(pretoken, pair): count for pretoken, count in counts.items()}
+    new_counts, new_where = pair_index(merged)
+    pair_counts.clear()
+    pair_counts.update(new_counts)
+    where.clear()
+    where.update(new_where)
+    return merged
+
+
+def _merge_mistake(mistake: str) -> Callable:
+    return lambda *args: merge_pretokens_reference(*args, mistake=mistake)
+
+
+def _merge_args(counts: dict, pair, padding: dict | None = None) -> tuple:
+    """The arguments of merge_pretokens, with many pre-tokens that do not hold pair added."""
+    counts = dict(counts)
+    for word, n in (padding or {}).items():
+        pretoken = tuple(bytes([b]) for b in word)
+        if pair not in zip(pretoken, pretoken[1:]) and pretoken not in counts:
+            counts[pretoken] = n
     pair_counts, where = pair_index(counts)
     return (counts, pair_counts, where, pair)
 
 
-def _merge_cases() -> Cases:
-    """merge_pretokens: the handout, overlaps, pairs left elsewhere, far pairs, real text."""
+def _with_repeats(state: tuple[dict, PiecePair]) -> tuple[dict, PiecePair]:
+    """state with a pre-token l r l r l added (pair = (l, r)): each of its pairs twice."""
+    counts, (left, right) = state
+    return {**counts, (left, right, left, right, left): 2}, (left, right)
+
+
+def _merge_small() -> Cases:
+    """The handout, overlaps, pairs left elsewhere, far pairs; one padded with the plays."""
     after_st = {merge_pieces(t, (b"s", b"t")): n for t, n in HANDOUT.items()}
-    tuples = {
-        "aaa": ((b"a", b"a", b"a"), 1),
-        "aaaa": ((b"a", b"a", b"a", b"a"), 2),
-    }
-    overlap = dict(tuples.values())
+    overlap = {(b"a", b"a", b"a"): 1, (b"a", b"a", b"a", b"a"): 2}
     leftover = {(b"x", b"a", b"b", b"x", b"a"): 3, (b"a", b"b"): 1}
     far = {(b"a", b"b", b"c", b"d"): 2, (b"c", b"d"): 5, (b"the",): 7}
     ends = {(b"a", b"b", b"c", b"a", b"b"): 4}
-    japanese = {
-        tuple(bytes([b]) for b in word.encode()): n for word, n in [("日本", 2), ("本日", 1)]
-    }
-    plays = _plays()
+    japanese = {tuple(bytes([b]) for b in w.encode()): n for w, n in [("日本", 2), ("本日", 1)]}
     return [
         (_merge_args(HANDOUT, (b"s", b"t")), "the CS336 handout's first merge"),
         (_merge_args(after_st, (b"e", b"st")), "its second: a merged piece in a pair"),
@@ -281,27 +210,248 @@ def _merge_cases() -> Cases:
         (_merge_args(japanese, (b"\xe6", b"\x97")), "bytes of one character"),
         (_merge_args(far, (b"q", b"r")), "a pair that no pre-token holds changes nothing"),
         (_merge_args({}, (b"a", b"b")), "no pre-tokens"),
-        (_merge_args(*_state(plays, 0)), "Shakespeare, the first merge"),
-        (_merge_args(*_state(plays, 25)), "Shakespeare, merge 25"),
+        (_merge_args(leftover, (b"a", b"b"), _plays()), "among 600 words that lack the pair"),
     ]
+
+
+def _merge_plays() -> Cases:
+    """Shakespeare: merges 0 and 25, and merge 40 among words that lack the pair."""
+    plays = _plays()
+    return [
+        (_merge_args(*_state(plays, 0)), "Shakespeare, the first merge"),
+        (_merge_args(*_with_repeats(_state(plays, 25))), "Shakespeare, merge 25"),
+        (_merge_args(*_state(plays, 40), _plays(3000)), "merge 40, more words without it"),
+    ]
+
+
+def _merge_hidden(rng: random.Random) -> Cases:
+    """Random text after a few merges, then padded with words of the plays."""
+    cases = []
+    while len(cases) < 3:
+        counts = training_chunk_counts(random_text(rng, rng.randint(6, 14)), GPT2_PATTERN)
+        if counts:
+            state = _with_repeats(_state(counts, rng.randint(0, 6)))
+            cases.append((_merge_args(*state, _plays(rng.randrange(0, 20_000, 1000))), "hidden"))
+    return cases
+
+
+MERGE_PRETOKENS = TaskSpec(
+    "merge_pretokens",
+    merge_pretokens_reference,
+    (
+        Group("hand-made pre-tokens", 2, _merge_small),
+        Group("Shakespeare", 1, _merge_plays, _merge_hidden),
+    ),
+    (
+        Mistake("counting and indexing everything again: visit only where[pair]", _rebuilt),
+        Mistake(
+            "a merged pre-token has a new key: every pair it holds must file the new tuple",
+            _merge_mistake("refile next to the merge"),
+        ),
+        Mistake(
+            "each occurrence of a pair counts: a a a holds (a, a) twice",
+            _merge_mistake("once per pre-token"),
+        ),
+        Mistake("return a new dict: counts must stay as it is", _merge_mistake("in place")),
+    ),
+    "for each pre-token in where[pair]: take its old pairs out of pair_counts (each "
+    "occurrence) and take it out of the set of every pair it holds, merge it left to right, "
+    "then count and file the new tuple's pairs. No zero counts, no empty sets; the new dict "
+    "keeps the old order.",
+    probe=LEDGER,
+)
+
+
+# --- Task 2: heap_entry --------------------------------------------------------------------------
+
+# The probe pushes one entry per pair and pops them all with heapq: the pairs in that order.
+HEAP_ORDER = """
+import heapq
+
+
+def probe(answer, counts):
+    entries = [(answer(pair, count), pair) for pair, count in counts.items()]
+    heap = [entry for entry, _pair in entries]
+    heapq.heapify(heap)
+    order = []
+    while heap:
+        top = heapq.heappop(heap)
+        order.append(next(pair for entry, pair in entries if entry is top))
+    return order
+"""
+
+
+def heap_entry_reference(pair: PiecePair, count: int) -> tuple:
+    """The smallest entry is the highest count, then the greater pair (book's ``inverted``)."""
+    return (-count, inverted(pair[0]), inverted(pair[1]), pair)
+
+
+def _flipped(data: bytes) -> tuple:
+    """Each byte flipped, with nothing to end the piece (a prefix sorts first)."""
+    return tuple(255 - b for b in data)
 
 
 HANDOUT_PAIRS = [(b"A", b"B"), (b"A", b"C"), (b"B", b"ZZ"), (b"BA", b"A")]
 
 
-def _heap_cases() -> Cases:
-    """run_heap: ties by bytes, prefixes, bytes 00 and FF, stale and deleted entries."""
-    handout = {pair: 5 for pair in HANDOUT_PAIRS}
-    pops = [None] * 5
+def _entry_ties() -> Cases:
+    """The handout's tie, counts before bytes."""
+    counts = {(b"a", b"b"): 3, (b"c", b"d"): 2, (b"e", b"f"): 1, (b"B", b"ZZ"): 2}
+    return [
+        (({pair: 5 for pair in HANDOUT_PAIRS},), "the handout's four tied pairs"),
+        ((counts,), "counts first, whatever the bytes"),
+    ]
+
+
+def _entry_prefixes() -> Cases:
+    """Pieces that are prefixes of one another; bytes 00 and FF."""
     prefixes = {(b"a", b"x"): 2, (b"ab", b"x"): 2, (b"b", b"c"): 2, (b"b", b"cd"): 2}
     extremes = {(b"\xff", b"a"): 1, (b"\xfe\xff", b"a"): 1, (b"\x00", b"a"): 1}
-    extremes |= {(b"\x00\x00", b"a"): 1, (b"\xff\xff", b"a"): 1}
+    extremes |= {(b"\x00\x00", b"a"): 1, (b"\xff\xff", b"a"): 1, (b"\x00", b"b"): 3}
+    return [
+        ((prefixes,), "a prefix is smaller: (b'ab', b'x') before (b'a', b'x')"),
+        ((extremes,), "bytes 00 and FF, and their prefixes"),
+    ]
+
+
+PIECES = [b"a", b"b", b"ab", b"ba", b"aa", b"\xff", b"\xfe\xff", b"\x00", b"\x00a", b"\x00\x00"]
+
+
+def _random_counts(rng: random.Random) -> dict:
+    """Pairs of pieces that are prefixes of one another, few distinct counts."""
+    pairs = {(rng.choice(PIECES), rng.choice(PIECES)) for _ in range(20)}
+    return {pair: rng.randint(1, 3) for pair in sorted(pairs, key=lambda _: rng.random())}
+
+
+def _entry_hidden(rng: random.Random) -> Cases:
+    return [((_random_counts(rng),), "hidden") for _ in range(3)]
+
+
+HEAP_ENTRY = TaskSpec(
+    "heap_entry",
+    heap_entry_reference,
+    (
+        Group("counts and the handout's tie", 1, _entry_ties),
+        Group("prefixes, bytes 00 and FF", 1, _entry_prefixes, _entry_hidden),
+    ),
+    (
+        Mistake(
+            "heapq pops the smallest entry: a tie must go to the greater pair",
+            lambda pair, count: (-count, pair),
+        ),
+        Mistake(
+            "heapq pops the smallest entry: the highest count must make the smallest",
+            lambda pair, count: (count, inverted(pair[0]), inverted(pair[1]), pair),
+        ),
+        Mistake(
+            "a flipped piece needs an end that sorts after every flipped byte (b'BA' > b'B')",
+            lambda pair, count: (-count, _flipped(pair[0]), _flipped(pair[1]), pair),
+        ),
+        Mistake(
+            "compare the left pieces, then the right ones: not the joined bytes",
+            lambda pair, count: (-count, inverted(pair[0] + pair[1]), pair),
+        ),
+    ),
+    "make greater bytes smaller by flipping each byte, and end each flipped piece with a "
+    "value greater than every flipped byte, so that a piece sorts after the longer pieces "
+    "it begins; the count comes first, negated.",
+    probe=HEAP_ORDER,
+)
+
+# --- Task 3: pop_best ----------------------------------------------------------------------------
+
+# The probe runs a trainer's loop on pop_best: entries (-count, rank, pair), rank a pair's place
+# among the case's pairs from the greatest; None in updates pops one (and the pair is merged
+# away), (pair, count) sets a count and pushes a fresh entry. The counts and the heap refuse to
+# be scanned: a pop that looks at every pair is no faster than the chapter's scan.
+POP_LOOP = """
+import heapq
+from collections.abc import MutableMapping
+
+
+def _refuse(*args, **kwargs):
+    raise TypeError("pop_best must not scan the counts or the heap: pop entries with heapq")
+
+
+class Counts(MutableMapping):
+    def __init__(self, counts):
+        self._store = dict(counts)
+
+    def __getitem__(self, key):
+        return self._store[key]
+
+    def __setitem__(self, key, value):
+        self._store[key] = value
+
+    def __delitem__(self, key):
+        del self._store[key]
+
+    __iter__ = __len__ = keys = values = items = _refuse
+
+
+class Heap(list):
+    def __getitem__(self, index):
+        if index == 0:
+            return list.__getitem__(self, 0)
+        _refuse()
+
+    __iter__ = __contains__ = __reversed__ = index = count = remove = sort = _refuse
+    copy = __copy__ = _refuse
+
+
+def probe(answer, counts, updates):
+    pairs = sorted({*counts, *(u[0] for u in updates if u is not None)}, reverse=True)
+    rank = {pair: k for k, pair in enumerate(pairs)}
+    counts = Counts(counts)
+    heap = Heap((-n, rank[pair], pair) for pair, n in counts._store.items())
+    heapq.heapify(heap)
+    popped = []
+    for update in updates:
+        if update is None:
+            best = answer(heap, counts)
+            popped.append(best)
+            counts._store.pop(best, None)
+        else:
+            pair, n = update
+            if n > 0:
+                counts[pair] = n
+                heapq.heappush(heap, (-n, rank[pair], pair))
+            else:
+                counts._store.pop(pair, None)
+    return popped
+"""
+
+
+def pop_best_reference(heap: list, counts) -> PiecePair | None:
+    """Pop until an entry's count is current; None when the heap runs out."""
+    while heap:
+        negated, *_key, pair = heapq.heappop(heap)
+        if counts.get(pair) == -negated:
+            return pair
+    return None
+
+
+def _first_popped(heap, counts):
+    return heapq.heappop(heap)[-1] if heap else None
+
+
+def _present(heap, counts):
+    while heap:
+        pair = heapq.heappop(heap)[-1]
+        if pair in counts:
+            return pair
+    return None
+
+
+def _scanned(heap, counts):
+    return max(counts, key=lambda pair: (counts[pair], pair)) if len(counts) else None
+
+
+def _pop_cases() -> Cases:
+    """Stale and deleted entries, a pair counted again, an empty heap."""
     counts = {(b"a", b"b"): 3, (b"c", b"d"): 2, (b"e", b"f"): 1}
     return [
-        ((handout, pops), "the handout's four tied pairs: ('BA', 'A') first"),
-        ((prefixes, [None] * 5), "a prefix is smaller: (b'ab', b'x') before (b'a', b'x')"),
-        ((extremes, [None] * 6), "bytes 00 and FF, and their prefixes"),
-        ((counts, [None, None, None, None]), "counts first, whatever the bytes"),
+        ((counts, [None, None, None, None]), "counts first, then None"),
         ((counts, [((b"e", b"f"), 9), None, None]), "a count that grew: its new entry wins"),
         ((counts, [((b"a", b"b"), 1), None, None, None]), "a count that fell: skip the stale"),
         ((counts, [((b"a", b"b"), 0), None, None, None]), "a pair gone (count 0) never comes"),
@@ -310,18 +460,77 @@ def _heap_cases() -> Cases:
     ]
 
 
-def _random_heap_case(rng: random.Random) -> tuple:
-    """Pairs from pieces that are prefixes of one another, few distinct counts, updates."""
-    pieces = [b"a", b"b", b"ab", b"ba", b"aa", b"\xff", b"\xfe\xff", b"\x00", b"\x00a"]
-    pairs = list({(rng.choice(pieces), rng.choice(pieces)) for _ in range(20)})
-    counts = {pair: rng.randint(1, 3) for pair in pairs}
-    updates = []
-    for _ in range(30):
-        if rng.random() < 0.5:
-            updates.append(None)
-        else:
-            updates.append((rng.choice(pairs), rng.randint(0, 4)))
-    return (counts, updates)
+def _pop_hidden(rng: random.Random) -> Cases:
+    cases = []
+    for _ in range(3):
+        counts = _random_counts(rng)
+        pairs = list(counts)
+        updates = [
+            None if rng.random() < 0.5 else (rng.choice(pairs), rng.randint(0, 4))
+            for _ in range(30)
+        ]
+        cases.append(((counts, [*updates, *[None] * (len(pairs) + 1)]), "hidden"))
+    return cases
+
+
+# What the hints of the two mistakes about stale entries share (their cases often coincide).
+STALE = "an entry is stale when its count is not the pair's count now, even if the pair is there"
+
+POP_BEST = TaskSpec(
+    "pop_best",
+    pop_best_reference,
+    (Group("stale and deleted entries", 1, _pop_cases, _pop_hidden),),
+    (
+        Mistake("pop past stale entries: " + STALE, _first_popped),
+        Mistake(STALE, _present),
+        Mistake("the counts and the heap must not be scanned", _scanned),
+    ),
+    "an entry is current when counts gives its pair the count the entry holds; pop the "
+    "others and go on; an empty heap means there is nothing left.",
+    probe=POP_LOOP,
+)
+
+# --- Task 4: merge_unordered ---------------------------------------------------------------------
+
+# The counts must be added in block order: the probe compares them as a list of items.
+IN_ORDER = """
+def probe(answer, results):
+    result = answer(results)
+    if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], dict):
+        return [list(result[0].items()), result[1]]
+    return ["not a (counts, max_waiting) tuple", repr(result)[:80]]
+"""
+
+
+def merge_unordered_reference(results: list, mistake: str = "") -> tuple[dict, int]:
+    """Blocks merged in block order as soon as their turn comes; the most kept waiting."""
+    total: dict[bytes, int] = {}
+    waiting: dict[int, dict] = {}
+    turn = most = 0
+    for index, counts in results:
+        if (index in waiting or index < turn) and mistake != "repeats":
+            raise ValueError(f"block {index} arrived twice")
+        waiting[index] = counts
+        if mistake == "before merging":
+            most = max(most, len(waiting))
+        while turn in waiting:
+            for chunk, count in waiting.pop(turn).items():
+                total[chunk] = total.get(chunk, 0) + count
+            turn += 1
+        if mistake != "before merging":
+            most = max(most, len(waiting))
+    if waiting and mistake != "gaps":
+        raise ValueError(f"block {turn} never arrived")
+    return total, most
+
+
+def _arrival_order(results: list) -> tuple[dict, int]:
+    """The chapter's adding up, in the order the blocks arrive."""
+    total: dict[bytes, int] = {}
+    for _index, counts in results:
+        for chunk, count in counts.items():
+            total[chunk] = total.get(chunk, 0) + count
+    return total, 0
 
 
 def _blocks(text: str, n_blocks: int) -> list[dict[bytes, int]]:
@@ -337,11 +546,12 @@ def _arrivals(blocks: list[dict], order: list[int]) -> list:
     return [(index, blocks[index]) for index in order]
 
 
-def _unordered_cases() -> Cases:
-    """merge_unordered: orders, waiting, repeats and gaps, real blocks."""
-    small = [{b"a": 1, b"b": 2}, {b"b": 1, b"c": 1}, {b"c": 5, b"a": 1}, {b"d": 1}]
-    plays = EOT.join(corpora.english("train")[:6000].split("\n\n"))
-    real = _blocks(plays, 6)
+SMALL_BLOCKS = [{b"a": 1, b"b": 2}, {b"b": 1, b"c": 1}, {b"c": 5, b"a": 1}, {b"d": 1}]
+
+
+def _unordered_small() -> Cases:
+    """Orders, waiting, repeats and gaps."""
+    small = SMALL_BLOCKS
     return [
         ((_arrivals(small, [0, 1, 2, 3]),), "in order: nothing waits"),
         ((_arrivals(small, [2, 0, 1, 3]),), "2 waits for 0 and 1"),
@@ -349,22 +559,163 @@ def _unordered_cases() -> Cases:
         ((_arrivals(small, [1, 3, 0, 2]),), "counts are added, not replaced"),
         ((_arrivals(small[:1], [0]),), "one block"),
         (([],), "no blocks"),
-        ((_arrivals(small, [0, 1, 1, 2]),), "block 1 twice raises ValueError"),
+        ((_arrivals(small, [0, 2, 2, 1, 3]),), "block 2 twice raises ValueError"),
+        ((_arrivals(small, [0, 1, 0, 2, 3]),), "block 0 again after its turn"),
         ((_arrivals(small, [0, 2, 3]),), "block 1 missing raises ValueError"),
-        ((_arrivals(real, [4, 1, 0, 5, 3, 2]),), "Shakespeare in 6 blocks"),
     ]
+
+
+def _unordered_plays() -> Cases:
+    """Shakespeare in blocks, with a repeat and a gap."""
+    real = _blocks(EOT.join(corpora.english("train")[:6000].split("\n\n")), 6)
+    return [
+        ((_arrivals(real, [4, 1, 0, 5, 3, 2]),), "Shakespeare in 6 blocks"),
+        ((_arrivals(real, [3, 1, 3, 0, 2, 4, 5]),), "block 3 twice while it waits"),
+        ((_arrivals(real, [5, 0, 2, 3, 4]),), "block 1 never comes"),
+    ]
+
+
+def _unordered_hidden(rng: random.Random) -> Cases:
+    """Random blocks in a random order; one case repeats a block, one leaves one out."""
+    cases = []
+    for kind in ("", "repeat", "gap"):
+        text = EOT.join(random_text(rng, rng.randint(8, 16)).split(" "))
+        blocks = _blocks(text, rng.randint(3, 6))
+        order = rng.sample(range(len(blocks)), len(blocks))
+        if kind == "repeat" and len(blocks) > 1:  # a block repeated while it waits
+            if order[0] == 0:
+                order[0], order[-1] = order[-1], order[0]
+            order.insert(1, order[0])
+        if kind == "gap" and len(blocks) > 1:
+            order.remove(rng.randrange(len(blocks) - 1))
+        cases.append(((_arrivals(blocks, order),), "hidden"))
+    return cases
+
+
+def _unordered_mistake(mistake: str) -> Callable:
+    return lambda results: merge_unordered_reference(results, mistake)
+
+
+MERGE_UNORDERED = TaskSpec(
+    "merge_unordered",
+    merge_unordered_reference,
+    (
+        Group("small blocks", 1, _unordered_small),
+        Group("Shakespeare's blocks", 1, _unordered_plays, _unordered_hidden),
+    ),
+    (
+        Mistake("add the blocks in block order, not as they arrive", _arrival_order),
+        Mistake(
+            "count the blocks waiting after the merging an arrival allows",
+            _unordered_mistake("before merging"),
+        ),
+        Mistake("a block that arrives twice raises ValueError", _unordered_mistake("repeats")),
+        Mistake("a block still missing at the end raises ValueError", _unordered_mistake("gaps")),
+    ),
+    "hold arrived blocks by index; after each arrival, add the block whose turn it is as long "
+    "as it is there; max_waiting is read after that.",
+    probe=IN_ORDER,
+)
+
+# --- Task 5: stream_encode -----------------------------------------------------------------------
+
+# The probe builds the encoder in the learner's kernel with tiktoken, from the ranks of the
+# judge's tokenizer (the same ids as the book's), and feeds the answer its pieces from a source
+# that notes the first piece read before the ids due by then were out: ready[k], the ids of the
+# text before piece k up to its last safe cut, computed in the judge.
+STREAM = f"""
+import tiktoken
+
+
+def probe(answer, ranks, pieces, ready):
+    encode = tiktoken.Encoding(
+        "stream", pat_str={GPT2_PATTERN!r}, mergeable_ranks=ranks, special_tokens={{}}
+    ).encode_ordinary
+    ids, late = [], []
+
+    def source():
+        for k, piece in enumerate(pieces):
+            if len(ids) < ready[k] and not late:
+                late.append(f"piece {{k}} read with {{len(ids)}} of {{ready[k]}} ids out")
+            yield piece
+
+    for token_id in answer(encode, source()):
+        ids.append(token_id)
+    return [late[0] if late else None, ids]
+"""
+
+
+def last_cut(text: str, spaces_only: bool = False) -> int | None:
+    """The last place the chapter's pre-tokenizer allows a cut (``pretokenize.cuts``)."""
+    if spaces_only:
+        places = [p for p in range(1, len(text)) if text[p] == " " and not text[p - 1].isspace()]
+    else:
+        places = list(cuts(text, GPT2_PATTERN))
+    return places[-1] if places else None
+
+
+def stream_encode_reference(encode: Callable, pieces, spaces_only: bool = False):
+    """Yield the ids up to the last safe cut after each piece; the rest at the end."""
+    buffer = ""
+    for piece in pieces:
+        buffer += piece
+        cut = last_cut(buffer, spaces_only)
+        if cut:
+            yield from encode(buffer[:cut])
+            buffer = buffer[cut:]
+    yield from encode(buffer)
+
+
+def _any_space(encode: Callable, pieces):
+    """Cut before the last space, whatever is before it."""
+    buffer = ""
+    for piece in pieces:
+        buffer += piece
+        cut = buffer.rfind(" ")
+        if cut > 0:
+            yield from encode(buffer[:cut])
+            buffer = buffer[cut:]
+    yield from encode(buffer)
+
+
+def _piece_by_piece(encode: Callable, pieces):
+    for piece in pieces:
+        yield from encode(piece)
+
+
+def _at_the_end(encode: Callable, pieces):
+    yield from encode("".join(pieces))
+
+
+def _indented(text: str) -> str:
+    """text's lines indented by 0, 4 or 8 spaces, with spaces left at some ends."""
+    lines = text.splitlines()
+    return "".join(
+        " " * (4 * (k % 3)) + line + " " * (k % 2) * 2 + "\n" for k, line in enumerate(lines)
+    )
 
 
 @cache
 def stream_tokenizer() -> RegexTokenizer:
-    """The tokenizer of the streaming task: 300 merges on the plays, GPT-2's pattern."""
-    return RegexTokenizer.train(corpora.english("train")[:30_000], 256 + 300, pattern=GPT2_PATTERN)
+    """300 merges on the plays, indented: tokens of spaces and newlines, GPT-2's pattern."""
+    text = _indented(corpora.english("train")[:30_000])
+    return RegexTokenizer.train(text, 256 + 300, pattern=GPT2_PATTERN)
+
+
+@cache
+def _ranks() -> dict[bytes, int]:
+    return {token: token_id for token_id, token in stream_tokenizer().vocab.items()}
 
 
 def _stream_args(pieces: list[str]) -> tuple:
-    """The arguments of stream_log after the answer: encode, pieces, and the ready counts."""
+    """The probe's arguments after the answer: ranks, pieces, and the ids due before each."""
     encode = stream_tokenizer().encode_ordinary
-    return (encode, pieces, ready_counts(encode, pieces))
+    ready, text = [], ""
+    for piece in pieces:
+        cut = last_cut(text)
+        ready.append(len(encode(text[:cut])) if cut else 0)
+        text += piece
+    return (_ranks(), pieces, ready)
 
 
 def _cut(text: str, places: list[int]) -> list[str]:
@@ -373,26 +724,105 @@ def _cut(text: str, places: list[int]) -> list[str]:
     return [text[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
-def _stream_texts() -> list[tuple[list[str], str]]:
-    """(pieces, what they target) for the streaming encoder; short ones first, to read."""
+def _stream_small() -> Cases:
+    """Words, runs of spaces, punctuation after letters, other scripts, empty pieces."""
     words = "the cat sat on the mat, and the dog ate the hat"
-    lines = corpora.english("heldout")[:1500].splitlines(keepends=True)
     return [
-        (_cut(words, [5, 6, 13, 20]), "cut inside words: wait for the space"),
-        (_cut(words, [7, 15, 22]), "pieces that start with a space: cut before it"),
-        ([*words], "one character at a time"),
-        (["a  ", "  b", "\n\n", "  c   d"], "runs of spaces: cut only after a non-space"),
-        (["日本語の", "テキスト", "です。 ", "English"], "no space for a while: keep it"),
-        (["", "the cat", "", " sat", ""], "empty pieces"),
-        ([], "no pieces at all"),
-        (["one long line " * 40], "one piece, many cuts"),
-        (lines, "lines of a play"),
+        (_stream_args(_cut(words, [5, 6, 13, 20])), "cut inside words: wait for the space"),
+        (_stream_args(_cut(words, [7, 15, 22])), "pieces that start with a space"),
+        (_stream_args([*words]), "one character at a time"),
+        (_stream_args(["a  ", "  b", "\n\n", "  c   d"]), "runs of spaces: cut after a letter"),
+        (_stream_args(["if x:   ", "    return y  ", "\n    "]), "pieces that end in spaces"),
+        (_stream_args(["hello,", " world", "!"]), "a cut between a letter and a comma"),
+        (
+            _stream_args(["日本語の", "テキスト", "です。", "English"]),
+            "no space: 。 after a letter",
+        ),
+        (_stream_args(["", "the cat", "", " sat", ""]), "empty pieces"),
+        (_stream_args([]), "no pieces at all"),
+        (_stream_args(["one long line, " * 40]), "one piece, many cuts"),
     ]
 
 
-def _stream_cases() -> Cases:
-    """stream_encode cases, as arguments of stream_log after the answer."""
-    return [(_stream_args(pieces), note) for pieces, note in _stream_texts()]
+def _stream_plays() -> Cases:
+    """Indented lines of a play, and the same text cut every 7 characters."""
+    text = _indented(corpora.english("heldout")[:1500])
+    return [
+        (_stream_args(text.splitlines(keepends=True)), "indented lines of a play"),
+        (_stream_args(_cut(text, list(range(7, len(text), 7)))), "every 7 characters"),
+    ]
+
+
+def _stream_hidden(rng: random.Random) -> Cases:
+    """Random text and indented lines cut at random places."""
+    cases = []
+    for n in (8, 14):
+        text = random_text(rng, n) + "x,  " + random_text(rng, 3)
+        places = sorted(rng.sample(range(1, len(text)), min(len(text) - 1, rng.randint(2, 8))))
+        cases.append((_stream_args(_cut(text, places)), "hidden"))
+    text = _indented(window(rng, corpora.english("heldout"), 400))
+    cases.append((_stream_args(_cut(text, sorted(rng.sample(range(1, len(text)), 20)))), "hidden"))
+    return cases
+
+
+STREAM_ENCODE = TaskSpec(
+    "stream_encode",
+    stream_encode_reference,
+    (
+        Group("hand-made pieces", 2, _stream_small),
+        Group("lines of a play", 1, _stream_plays, _stream_hidden),
+    ),
+    (
+        Mistake("a space after a space is no safe cut: runs of spaces are one chunk", _any_space),
+        Mistake(
+            "a letter followed by punctuation is a safe cut too",
+            lambda encode, pieces: stream_encode_reference(encode, pieces, spaces_only=True),
+        ),
+        Mistake("a piece may end inside a chunk: cut only where it is safe", _piece_by_piece),
+        Mistake("yield what is safe before reading the next piece", _at_the_end),
+    ),
+    "after each piece, look for the last place in the buffer where the chapter's "
+    "pre-tokenizer allows a cut (either kind), encode up to it and keep the rest; never cut "
+    "inside a run of spaces.",
+    probe=STREAM,
+)
+
+# --- Task 6: tiktoken_ranks ----------------------------------------------------------------------
+
+
+def tiktoken_ranks_reference(vocab: dict[int, bytes], merges: list[PiecePair], mistake: str = ""):
+    """{bytes: id} of the bytes and merged tokens; ids of merges must grow with their order."""
+    ids = {token: token_id for token_id, token in vocab.items()}
+    ranks = {}
+    for byte in range(256):
+        if bytes([byte]) not in ids:
+            if mistake == "bytes":
+                continue
+            raise ValueError(f"the vocabulary has no token for byte {byte}")
+        ranks[bytes([byte])] = ids[bytes([byte])]
+    last = -1
+    for left, right in merges:
+        token = left + right
+        if token not in ids:
+            raise ValueError(f"merge {(left, right)} makes {token!r}, which is not in vocab")
+        if ids[token] <= last and mistake != "order":
+            raise ValueError("the ids of merged tokens must grow with the merges' order")
+        last = ranks[token] = ids[token]
+    if mistake == "specials":
+        return {**ranks, **{token: i for token, i in ids.items() if token not in ranks}}
+    return ranks
+
+
+def _ranks_mistake(mistake: str) -> Callable:
+    return lambda vocab, merges: tiktoken_ranks_reference(vocab, merges, mistake)
+
+
+def _by_merge_order(vocab: dict[int, bytes], merges: list[PiecePair]) -> dict:
+    """Ranks numbered 0-255 for bytes and 256, 257, ... for merges: not the vocabulary's ids."""
+    ranks = {bytes([b]): b for b in range(256)}
+    for k, (left, right) in enumerate(merges):
+        ranks[left + right] = 256 + k
+    return ranks
 
 
 @cache
@@ -435,7 +865,7 @@ def _ranks_cases() -> Cases:
     ]
 
 
-def _random_vocab(rng: random.Random) -> tuple:
+def _random_vocab(rng: random.Random, broken: str = "") -> tuple:
     """A vocabulary trained on random text, numbered in a random valid order (or broken)."""
     merges = _byte_merges(training_chunk_counts(random_text(rng, 30), GPT2_PATTERN), 20)
     byte_ids = rng.sample(range(300), 256)
@@ -445,320 +875,44 @@ def _random_vocab(rng: random.Random) -> tuple:
         next_id += rng.randint(1, 3)
         vocab[next_id] = left + right
     vocab[next_id + 1] = EOT.encode()
-    if merges and rng.random() < 0.3:
-        ids = [i for i, t in vocab.items() if len(t) > 1 and t != EOT.encode()]
-        if len(ids) > 1:
-            a, b = rng.sample(ids, 2)
-            vocab[a], vocab[b] = vocab[b], vocab[a]
+    ids = [i for i, t in vocab.items() if len(t) > 1 and t != EOT.encode()]
+    if broken == "order" and len(ids) > 1:
+        a, b = rng.sample(ids, 2)
+        vocab[a], vocab[b] = vocab[b], vocab[a]
+    if broken == "byte":
+        del vocab[rng.choice(byte_ids)]
     return (vocab, merges)
 
 
-# --- the checks the notebook runs ----------------------------------------------------------------
-
-HINTS = {
-    "merge_pretokens": "visit only the pre-tokens in where[pair]; for each, subtract the counts "
-    "of all its pairs and remove it from where[...] of every pair it holds (not only the pairs "
-    "next to the merge: its key changes), merge it (left to right: a a a holds (a, a) twice "
-    "but merges once), then add the new tuple's pairs and file the new tuple. Delete counts "
-    "that reach 0 and empty sets; return a new dict in the old order; leave counts as it is.",
-    "heap": "heapq pops the smallest entry: use (-count, key(left), key(right), pair) where "
-    "key makes greater bytes smaller, e.g. the bytes' values 255 - b followed by a value "
-    "above them all (256), so that a prefix (b'B') comes after a longer piece (b'BA'). "
-    "pop_best pops until counts.get(pair) equals the entry's count; None when the heap is empty.",
-    "merge_unordered": "keep arriving blocks in a dict by index; after each arrival, merge the "
-    "block whose turn it is (0, 1, 2, ...) as long as it is there, adding counts in that order "
-    "(total[chunk] = total.get(chunk, 0) + n); max_waiting is the most blocks held after an "
-    "arrival. A repeated index, or a block still missing at the end, raises ValueError.",
-    "stream_encode": "keep a buffer; after adding each piece, find the last place p "
-    "(0 < p < len(buffer)) where buffer[p] == ' ' and not buffer[p - 1].isspace(), yield "
-    "from encode(buffer[:p]) and keep buffer[p:]; before reading the next piece. At the end, "
-    "yield from encode(buffer). Never cut elsewhere: the ids would change.",
-    "tiktoken_ranks": "ranks[token] = its id, for the 256 single bytes and for left + right of "
-    "every merge, in merge order; leave out every other entry (special tokens). Raise "
-    "ValueError for a missing byte, a merge whose token is not in vocab, or merge ids that do "
-    "not grow with the merges' order (tiktoken would apply the merges in another order).",
-}
-POINTS = {
-    "merge_pretokens": 3,
-    "heap": 3,
-    "merge_unordered": 2,
-    "stream_encode": 3,
-    "tiktoken_ranks": 2,
-}
+def _ranks_hidden(rng: random.Random) -> Cases:
+    """A valid vocabulary, one whose merged ids fall, one missing a byte."""
+    return [(_random_vocab(rng, broken), "hidden") for broken in ("", "order", "byte")]
 
 
-RIGHT = "right"  # what a difference() says when there is none
+TIKTOKEN_RANKS = TaskSpec(
+    "tiktoken_ranks",
+    tiktoken_ranks_reference,
+    (
+        Group("CS336's and GPT-2's vocabularies", 1, _ranks_cases),
+        Group("trained vocabularies", 1, list, _ranks_hidden),
+    ),
+    (
+        Mistake(
+            "special tokens are left out: tiktoken takes them apart", _ranks_mistake("specials")
+        ),
+        Mistake(
+            "merged ids that do not grow with the merges' order raise ValueError",
+            _ranks_mistake("order"),
+        ),
+        Mistake("a byte missing from vocab raises ValueError", _ranks_mistake("bytes")),
+        Mistake("a token's rank is its id in vocab, not its place in the merges", _by_merge_order),
+    ),
+    "a rank is the token's id in vocab, for the 256 bytes and each merge's joined token; "
+    "check that every one of them is there and that the merged ids rise in merge order.",
+)
 
-
-def difference(got, expected, names: tuple[str, ...] = (), name: str = "the result") -> str:
-    """:func:`first_difference`, or a plain "differs" if the answer's values cannot be compared."""
-    try:
-        return first_difference(got, expected, names, name)
-    except Exception:  # a learner's value may be anything: unorderable, unhashable, ...
-        return f"{name} is {show(got, 40)}, should be {show(expected, 40)}"
-
-
-def first_difference(got, expected, names: tuple[str, ...] = (), name: str = "the result") -> str:
-    """Where got first differs from expected, in a few words a learner can act on; or RIGHT.
-
-    ``names`` name the parts of a list that holds several results (the drivers' lists).
-
-    >>> first_difference({b"a": 1, b"b": 2}, {b"a": 1, b"b": 3}, name="ranks")
-    "ranks[b'b'] is 2, should be 3"
-    """
-    if equal(got, expected):
-        return RIGHT
-    if expected is None and isinstance(got, str):
-        return got  # a driver's own message (a piece read too early)
-    if names and isinstance(got, list) and isinstance(expected, list) and len(got) == len(names):
-        part = next(i for i, (g, e) in enumerate(zip(got, expected)) if not equal(g, e))
-        return difference(got[part], expected[part], name=names[part])
-    if isinstance(got, dict) and isinstance(expected, dict):
-        for key, value in expected.items():
-            if key not in got:
-                return f"{name} lacks {show(key, 40)} (it should be {show(value, 30)})"
-            if not equal(got[key], value):
-                return difference(got[key], value, name=f"{name}[{show(key, 30)}]")
-        extra = next(key for key in got if key not in expected)
-        return f"{name} has {show(extra, 40)}: {show(got[extra], 30)}, which should not be there"
-    if isinstance(got, set) and isinstance(expected, set):
-        if expected - got:
-            return f"{name} lacks {show(min(expected - got), 60)}"
-        return f"{name} holds {show(min(got - expected), 50)}, which should not be there"
-    if isinstance(got, list) and isinstance(expected, list):
-        for i, (g, e) in enumerate(zip(got, expected)):
-            if not equal(g, e):
-                pairs = isinstance(g, tuple) and isinstance(e, tuple) and len(g) == len(e) == 2
-                if pairs and equal(g[0], e[0]):  # (key, count) items: say whose count is wrong
-                    return f"{name}: {show(e[0], 50)} has {show(g[1])}, should have {e[1]}"
-                return f"{name}: item {i} is {show(g, 35)}, should be {show(e, 35)}"
-        return f"{name}: {len(got)} items, should be {len(expected)}"
-    return f"{name} is {show(got, 35)}, should be {show(expected, 35)}"
-
-
-def _cases(label, run: Callable, reference: Callable, cases: Cases, names=(), name="the result"):
-    """One Case per (args, note): run(*args) compared with reference(*args), said as where
-    they first differ (the results are too long to read whole)."""
-    checks = []
-    for args, note in cases:
-        expected = outcome(reference, *copy.deepcopy(args))
-
-        def compute(args=args, expected=expected):
-            return difference(outcome(run, *copy.deepcopy(args)), expected, names, name)
-
-        checks.append(Case(_label(label, args, note), compute, RIGHT))
-    return checks
-
-
-def _merge_label(args: tuple) -> str:
-    counts, _pair_counts, _where, pair = args
-    return f"merge_pretokens(<{len(counts)} pre-tokens>, pair_counts, where, {pair!r})"
-
-
-def _heap_label(args: tuple) -> str:
-    return f"pops of {short_arg(args[0])}, updates {short_arg(args[1])}"
-
-
-def _unordered_label(args: tuple) -> str:
-    return f"merge_unordered(blocks arriving {[index for index, _counts in args[0]]})"
-
-
-def _stream_label(args: tuple) -> str:
-    return f"stream_encode(encode, {short_arg(args[1])})"
-
-
-def _ranks_label(args: tuple) -> str:
-    return f"tiktoken_ranks(<{len(args[0])} tokens>, <{len(args[1])} merges>)"
-
-
-def _label(label: Callable, args: tuple, note: str) -> str:
-    """A case's label: the call, and what the case targets."""
-    return f"{label(args)} [{note}]" if note else label(args)
-
-
-MERGE_PARTS = ("the dict returned", "pair_counts", "where", "counts")
-STREAM_PARTS = ("", "the ids")
-UNORDERED_PARTS = ("the counts (in order)", "max_waiting")
-
-
-def check_merge_pretokens(merge_pretokens) -> None:
-    """merge_pretokens(counts, pair_counts, where, pair) -> new counts; index kept exact."""
-
-    def run(*args):
-        return merged_state(merge_pretokens, *args)
-
-    def reference(*args):
-        return merged_state(merge_pretokens_reference, *args)
-
-    cases = _cases(_merge_label, run, reference, _merge_cases(), MERGE_PARTS)
-    answers = {"merge_pretokens": merge_pretokens}
-    check_cases(
-        "merge_pretokens", answers, cases, POINTS["merge_pretokens"], HINTS["merge_pretokens"]
-    )
-
-
-def check_heap(heap_entry, pop_best) -> None:
-    """heap_entry(pair, count) -> an entry; pop_best(heap, counts) -> the best current pair."""
-
-    def run(counts, updates):
-        return run_heap(heap_entry, pop_best, counts, updates)
-
-    cases = _cases(_heap_label, run, best_pair_reference, _heap_cases(), name="the pops")
-    answers = {"heap_entry": heap_entry, "pop_best": pop_best}
-    check_cases("heap", answers, cases, POINTS["heap"], HINTS["heap"])
-
-
-def check_merge_unordered(merge_unordered) -> None:
-    """merge_unordered(results) -> (counts in block order, the most blocks kept waiting)."""
-
-    def run(results):
-        return in_order(merge_unordered(results))
-
-    def reference(results):
-        return in_order(merge_unordered_reference(results))
-
-    cases = _cases(_unordered_label, run, reference, _unordered_cases(), UNORDERED_PARTS)
-    answers = {"merge_unordered": merge_unordered}
-    check_cases(
-        "merge_unordered", answers, cases, POINTS["merge_unordered"], HINTS["merge_unordered"]
-    )
-
-
-def check_stream_encode(stream_encode) -> None:
-    """stream_encode(encode, pieces) -> ids, yielded as soon as the text is safely cut."""
-
-    def run(*args):
-        return stream_log(stream_encode, *args)
-
-    cases = _cases(_stream_label, run, stream_reference, _stream_cases(), STREAM_PARTS)
-    answers = {"stream_encode": stream_encode}
-    check_cases("stream_encode", answers, cases, POINTS["stream_encode"], HINTS["stream_encode"])
-
-
-def check_tiktoken_ranks(tiktoken_ranks) -> None:
-    """tiktoken_ranks(vocab, merges) -> {token bytes: id} for tiktoken, specials left out."""
-
-    cases = _cases(
-        _ranks_label, tiktoken_ranks, tiktoken_ranks_reference, _ranks_cases(), name="ranks"
-    )
-    answers = {"tiktoken_ranks": tiktoken_ranks}
-    check_cases("tiktoken_ranks", answers, cases, POINTS["tiktoken_ranks"], HINTS["tiktoken_ranks"])
-
-
-# --- what the judge needs (see book.checks.core) --------------------------------------------------
+SPECS = (MERGE_PRETOKENS, HEAP_ENTRY, POP_BEST, MERGE_UNORDERED, STREAM_ENCODE, TIKTOKEN_RANKS)
+check, judge_tasks = checks_of(SPECS)
 
 # The notebook writes its own small trainer and encoder: the tokenizers are out of reach.
 REFERENCE = ("book.tokenizers", "book.analysis", "book.chat")
-
-
-def _hidden(rng: random.Random) -> dict[str, Cases]:
-    """Hidden cases of every task, drawn from rng."""
-    texts = [random_text(rng, rng.randint(4, 14)) for _ in range(3)]
-    merge = []
-    for text in texts:
-        counts = training_chunk_counts(text, GPT2_PATTERN)
-        if counts:
-            merge.append((_merge_args(*_state(counts, rng.randint(0, 6))), "hidden"))
-    heap = [(_random_heap_case(rng), "hidden") for _ in range(3)]
-    unordered = []
-    for text in texts:
-        blocks = _blocks(EOT.join(text.split(" ")), rng.randint(1, 5))
-        order = rng.sample(range(len(blocks)), len(blocks))
-        if rng.random() < 0.25 and order:
-            order.append(rng.choice(order))  # a repeat: ValueError
-        unordered.append(((_arrivals(blocks, order),), "hidden"))
-    stream = []
-    for text in texts:
-        places = sorted(rng.sample(range(1, len(text)), min(len(text) - 1, rng.randint(1, 8))))
-        stream.append((_stream_args(_cut(text, places)), "hidden"))
-    ranks = [(_random_vocab(rng), "hidden") for _ in range(3)]
-    return {
-        "merge_pretokens": merge,
-        "heap": heap,
-        "merge_unordered": unordered,
-        "stream_encode": stream,
-        "tiktoken_ranks": ranks,
-    }
-
-
-def _calls(expr: str, label: Callable, reference: Callable, cases: Cases, hidden: bool) -> list:
-    """The judge's calls: expr with the case's arguments as a0, a1, ...; expected from the
-    reference, computed here."""
-    return [
-        Call(
-            _label(label, args, note), expr, args, outcome(reference, *copy.deepcopy(args)), hidden
-        )
-        for args, note in cases
-    ]
-
-
-def judge_tasks(rng: random.Random) -> list[Task]:
-    """Chapter 09's tasks for the judge: the check's cases plus hidden ones drawn from rng."""
-    hidden = _hidden(rng)
-    tok = stream_tokenizer()
-    ranks = {token: token_id for token_id, token in tok.vocab.items()}
-    encoder = {"PATTERN": tok.pattern, "RANKS": ranks}
-
-    def merged_reference(*args):
-        return merged_state(merge_pretokens_reference, *args)
-
-    def unordered_reference(results):
-        return in_order(merge_unordered_reference(results))
-
-    def stream_judged(pieces, ready):
-        return stream_reference(tok.encode_ordinary, pieces, ready)
-
-    # The streaming calls send (pieces, ready); encode is defined by the task's setup.
-    stream_cases = {
-        hide: [((pieces, ready), note) for (_encode, pieces, ready), note in cases]
-        for hide, cases in ((False, _stream_cases()), (True, hidden["stream_encode"]))
-    }
-    tasks = {
-        "merge_pretokens": (
-            "merged_state(merge_pretokens, a0, a1, a2, a3)",
-            _merge_label,
-            merged_reference,
-            _merge_cases(),
-            DRIVERS,
-        ),
-        "heap": (
-            "run_heap(heap_entry, pop_best, a0, a1)",
-            _heap_label,
-            best_pair_reference,
-            _heap_cases(),
-            DRIVERS,
-        ),
-        "merge_unordered": (
-            "in_order(merge_unordered(a0))",
-            _unordered_label,
-            unordered_reference,
-            _unordered_cases(),
-            DRIVERS,
-        ),
-        "stream_encode": (
-            "stream_log(stream_encode, encode, a0, a1)",
-            lambda args: _stream_label((None, *args)),
-            stream_judged,
-            stream_cases[False],
-            DRIVERS + ENCODER,
-        ),
-        "tiktoken_ranks": (
-            "tiktoken_ranks(a0, a1)",
-            _ranks_label,
-            tiktoken_ranks_reference,
-            _ranks_cases(),
-            "",
-        ),
-    }
-    hidden["stream_encode"] = stream_cases[True]
-    answers = {"heap": ("heap_entry", "pop_best")}
-    judged = []
-    for name, (expr, label, reference, cases, setup) in tasks.items():
-        calls = _calls(expr, label, reference, cases, False)
-        calls += _calls(expr, label, reference, hidden[name], True)
-        data = encoder if name == "stream_encode" else {}
-        task_answers = answers.get(name, (name,))
-        judged.append(
-            Task(name, POINTS[name], task_answers, calls, HINTS[name], setup=setup, data=data)
-        )
-    return judged
