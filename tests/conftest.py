@@ -34,31 +34,52 @@ def shares_the_built_book(item: pytest.Item) -> bool:
     return "built_book" in fixtures or item.get_closest_marker("browser") is not None
 
 
+def xdist_group_of(item: pytest.Item) -> str | None:
+    """The group of tests that must share one worker, because they share a costly fixture.
+
+    The built book (a build and the browser tests); each notebook the exercise system grades
+    (``graded``, a minute of kernels for a chapter); the cheat catalogue (one class graded).
+    A module-scoped fixture is made once per worker, so tests spread over two workers would
+    make it twice.
+    """
+    if shares_the_built_book(item):
+        return BUILT_BOOK_GROUP
+    fixtures = getattr(item, "fixturenames", ())
+    name = item.path.stem
+    if name == "test_exercise_system" and "graded" in fixtures:
+        return f"graded-{item.callspec.params['graded'].stem}"
+    if name == "test_exercise_system" and "demo_graded" in fixtures:
+        return "graded-demo"
+    if name == "test_cheats" and "graded" in fixtures:
+        return "cheats"
+    return None
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (make test), keep every test of the built book on one worker.
+    """Under pytest-xdist (make test), keep the tests of each costly shared fixture on one worker.
 
-    The book build and the browser tests share session fixtures (the built book, the fixture
-    books): one worker builds them once, instead of two workers building them at the same time.
     ``tryfirst`` matters: pytest-xdist turns ``xdist_group`` markers into the group it schedules
     by in its own hook of this name, so the marker must be there before that hook runs.
     """
     for item in items:
-        if shares_the_built_book(item):
-            item.add_marker(pytest.mark.xdist_group(BUILT_BOOK_GROUP))
+        group = xdist_group_of(item)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(autouse=True)
-def _stays_on_the_built_book_worker(request: pytest.FixtureRequest) -> None:
-    """Fail a test of the built book that pytest-xdist would not schedule with the others.
+def _stays_on_its_groups_worker(request: pytest.FixtureRequest) -> None:
+    """Fail a test of a shared fixture that pytest-xdist would not schedule with the others.
 
     With ``--dist loadgroup`` each worker appends the group to the test's id
     (``test_x@built-book``) and the controller sends all ids of a group to one worker, so a
     missing suffix means this test could run beside another build of the same folders.
     """
     item = request.node
-    if getattr(request.config.option, "loadgroup", False) and shares_the_built_book(item):
-        assert item.nodeid.endswith(f"@{BUILT_BOOK_GROUP}"), (
-            f"{item.nodeid} shares the built book but is not in the xdist group "
-            f"{BUILT_BOOK_GROUP!r}: pytest-xdist may run it on another worker"
+    group = xdist_group_of(item)
+    if getattr(request.config.option, "loadgroup", False) and group:
+        assert item.nodeid.endswith(f"@{group}"), (
+            f"{item.nodeid} shares a costly fixture but is not in the xdist group "
+            f"{group!r}: pytest-xdist may run it on another worker"
         )

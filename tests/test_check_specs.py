@@ -4,6 +4,7 @@ cell's path and from the judge's, on every seed 1-20; the hint names the mistake
 
 from __future__ import annotations
 
+import functools
 import importlib
 import random
 
@@ -27,9 +28,21 @@ def ids(item) -> str:
     return "-".join(str(part if not isinstance(part, TaskSpec) else part.name) for part in item)
 
 
+@functools.cache
+def task_of(spec: TaskSpec, seed: int):
+    """spec's task on seed, drawn once per worker: drawing runs the reference and every known
+    mistake on every case, which the reference's test and each mistake's test would repeat."""
+    return spec.task(random.Random(seed))
+
+
+def checked(spec: TaskSpec, answer, seed: int):
+    """The check cell's verdict on answer, with the hidden cases of seed."""
+    return spec.result_on(task_of(spec, seed), answer)
+
+
 def judged(spec: TaskSpec, answer, seed: int):
     """The judge's verdict on answer, called in this process."""
-    (grade,) = judge_in_process([spec.task(random.Random(seed))], {spec.name: answer})
+    (grade,) = judge_in_process([task_of(spec, seed)], {spec.name: answer})
     return grade
 
 
@@ -44,7 +57,7 @@ def test_spec_is_well_formed(chapter, spec):
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("chapter, spec", SPECS, ids=map(ids, SPECS))
 def test_the_reference_earns_full_points_on_every_seed(chapter, spec, seed):
-    result = spec.result(spec.reference, random.Random(seed))
+    result = checked(spec, spec.reference, seed)
     assert result.points == spec.points, result.line
     grade = judged(spec, spec.reference, seed)
     assert grade.points == spec.points, grade.message
@@ -54,7 +67,7 @@ def test_the_reference_earns_full_points_on_every_seed(chapter, spec, seed):
 @pytest.mark.parametrize("chapter, spec, k", MISTAKES, ids=map(ids, MISTAKES))
 def test_each_known_mistake_earns_nothing_on_every_seed(chapter, spec, k, seed):
     mistake = spec.mistakes[k]
-    result = spec.result(mistake.function, random.Random(seed))
+    result = checked(spec, mistake.function, seed)
     assert result.points == 0, result.line
     grade = judged(spec, mistake.function, seed)
     assert grade.points == 0, grade.message

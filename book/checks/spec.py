@@ -328,7 +328,10 @@ class TaskSpec:
     def result(self, answer: Any, rng: random.Random | None = None) -> Result:
         """The check cell's verdict on answer: the same calls and scoring as the judge's, with
         the hidden cases drawn from rng (a fixed one by default)."""
-        task = self.task(rng or random.Random(0))
+        return self.result_on(self.task(rng or random.Random(0)), answer)
+
+    def result_on(self, task: Task, answer: Any) -> Result:
+        """The check cell's verdict on answer for the calls of task (one of this spec's)."""
         problem = missing(task.name, task.points, **{self.name: answer}) or not_callable(
             task.name, task.points, **{self.name: answer}
         )
