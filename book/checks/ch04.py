@@ -15,7 +15,15 @@ from functools import cache
 from itertools import islice
 
 from book import corpora, walkthroughs
-from book.checks.spec import Cases, Group, Mistake, TaskSpec, checks_of, random_text
+from book.checks.spec import (
+    Cases,
+    Group,
+    Mistake,
+    TaskSpec,
+    checks_of,
+    drawn_until_caught,
+    random_text,
+)
 from book.tokenizers.bpe.char_bpe import (
     apply_merges,
     initial_splits,
@@ -43,11 +51,14 @@ def _english_freqs(n_words: int = 3000) -> dict[str, int]:
 
 def _random_freqs(rng: random.Random, letters: str = "abcde") -> dict[str, int]:
     """Word frequencies of made-up words over a small alphabet: many ties and overlaps."""
-    words = {
-        "".join(rng.choice(letters) for _ in range(rng.randint(1, 6)))
-        for _ in range(rng.randint(2, 8))
-    }
-    return {word: rng.randint(1, 9) for word in sorted(words, key=lambda _: rng.random())}
+    words = sorted(
+        {
+            "".join(rng.choice(letters) for _ in range(rng.randint(1, 6)))
+            for _ in range(rng.randint(2, 8))
+        }
+    )  # sorted first: a set's order depends on the process's hash seed, and so would the draw
+    rng.shuffle(words)
+    return {word: rng.randint(1, 9) for word in words}
 
 
 def _cs336_like(rng: random.Random) -> dict[str, int]:
@@ -94,15 +105,17 @@ def _save_examples() -> Cases:
     ]
 
 
+def _save_draw(rng: random.Random) -> tuple:
+    """One random case: words over 'ab' with a weighted run of a's (an overlap) among them."""
+    freqs, marker = _random_freqs(rng, "ab"), rng.choice([None, "</w>"])
+    freqs["a" * rng.randint(3, 7)] = rng.randint(2, 5)
+    splits = initial_splits(freqs, marker)
+    pair = rng.choice([("a", "a"), rng.choice(sorted(pair_counts(splits, freqs)))])
+    return splits, freqs, pair
+
+
 def _save_hidden(rng: random.Random) -> Cases:
-    cases = []
-    for _ in range(3):
-        freqs, marker = _random_freqs(rng, "ab"), rng.choice([None, "</w>"])
-        freqs["a" * rng.randint(3, 7)] = rng.randint(2, 5)  # an overlap, weighted
-        splits = initial_splits(freqs, marker)
-        pair = rng.choice([("a", "a"), rng.choice(list(pair_counts(splits, freqs)))])
-        cases.append(((splits, freqs, pair), "random"))
-    return cases
+    return drawn_until_caught(rng, _save_draw, MERGE_AND_SAVE)
 
 
 def _save_counted(splits, freqs, pair):
@@ -284,13 +297,20 @@ def _tie_examples() -> Cases:
     ]
 
 
+def _tie_draw(rng: random.Random) -> tuple:
+    """One random case: random words, four two-letter words tied, or one pair far on top."""
+    kind = rng.choice(["random", "all tied", "unique top"])
+    if kind == "all tied":
+        freqs = {"".join(rng.sample("vwxyz", 2)): 1 for _ in range(4)}
+    else:
+        freqs = _random_freqs(rng)
+        if kind == "unique top":
+            freqs["q" * rng.randint(2, 4)] = 20
+    return freqs, rng.randint(3, 15), rng.choice([None, "</w>"])
+
+
 def _tie_hidden(rng: random.Random) -> Cases:
-    all_tied = {"".join(rng.sample("vwxyz", 2)): 1 for _ in range(4)}
-    unique_top = {**_random_freqs(rng), "q" * rng.randint(2, 4): 20}
-    return [
-        ((freqs, rng.randint(3, 15), rng.choice([None, "</w>"])), "random")
-        for freqs in (_random_freqs(rng), all_tied, unique_top)
-    ]
+    return drawn_until_caught(rng, _tie_draw, TIE_RANKS)
 
 
 TIE_RANKS = TaskSpec(
