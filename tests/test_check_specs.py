@@ -35,14 +35,21 @@ def task_of(spec: TaskSpec, seed: int):
     return spec.task(random.Random(seed))
 
 
+# Each answer's outcome of each call, by path: the visible calls are the same on every seed,
+# so an answer meets each of them once per worker, as a learner's would once per grading.
+MEMO: dict[tuple, dict] = {}
+
+
 def checked(spec: TaskSpec, answer, seed: int):
     """The check cell's verdict on answer, with the hidden cases of seed."""
-    return spec.result_on(task_of(spec, seed), answer)
+    memo = MEMO.setdefault(("check", spec.name, answer), {})
+    return spec.result_on(task_of(spec, seed), answer, memo)
 
 
 def judged(spec: TaskSpec, answer, seed: int):
     """The judge's verdict on answer, called in this process."""
-    (grade,) = judge_in_process([task_of(spec, seed)], {spec.name: answer})
+    memo = MEMO.setdefault(("judge", spec.name, answer), {})
+    (grade,) = judge_in_process([task_of(spec, seed)], {spec.name: answer}, memo)
     return grade
 
 

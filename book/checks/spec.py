@@ -330,8 +330,12 @@ class TaskSpec:
         the hidden cases drawn from rng (a fixed one by default)."""
         return self.result_on(self.task(rng or random.Random(0)), answer)
 
-    def result_on(self, task: Task, answer: Any) -> Result:
-        """The check cell's verdict on answer for the calls of task (one of this spec's)."""
+    def result_on(self, task: Task, answer: Any, memo: dict | None = None) -> Result:
+        """The check cell's verdict on answer for the calls of task (one of this spec's).
+
+        ``memo`` (for tests that judge one answer on many seeds) keeps each call's outcome by
+        the call's identity: the visible calls are the same objects whatever the seed.
+        """
         problem = missing(task.name, task.points, **{self.name: answer}) or not_callable(
             task.name, task.points, **{self.name: answer}
         )
@@ -339,8 +343,11 @@ class TaskSpec:
             return problem
         run = self.runner(answer)
         made = []
+        memo = {} if memo is None else memo
         for call in task.calls:
-            made.append((call, _outcome(run, call.args)))
+            if id(call) not in memo:
+                memo[id(call)] = _outcome(run, call.args)
+            made.append((call, memo[id(call)]))
             if made[-1][1].get("raised", [""])[:1] == ["NotImplementedError"]:
                 break
         scored = score(task, made)

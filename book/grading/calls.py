@@ -54,17 +54,22 @@ def spec_of(task: Task, call: Call, call_id: str, data: Any) -> dict:
     }
 
 
-def judge_in_process(tasks: list[Task], answers: dict[str, Any]) -> list[TaskGrade]:
+def judge_in_process(
+    tasks: list[Task], answers: dict[str, Any], memo: dict | None = None
+) -> list[TaskGrade]:
     """The judge's verdicts on answers (name -> object) called here, without a kernel or a
     sandbox: the same harness, the same checked lines, the same verdicts. For tests of check
-    modules (a learner's notebook is always graded in a sandboxed kernel)."""
-    verdicts = []
+    modules (a learner's notebook is always graded in a sandboxed kernel); ``memo`` keeps each
+    call's outcome by the call's identity, for a test that judges one answer on many seeds."""
+    verdicts, memo = [], {} if memo is None else memo
     for task in tasks:
         data, outcomes = to_wire(task.data), [None] * len(task.calls)
         for k, call in enumerate(task.calls):
-            spec = json.loads(json.dumps(spec_of(task, call, f"c{k}", data)))
-            body = harness.run_call(spec, answers, lambda namespace: None)
-            outcomes[k] = CallOutcome(parse_line(json.dumps(body).encode()))
+            if id(call) not in memo:
+                spec = json.loads(json.dumps(spec_of(task, call, f"c{k}", data)))
+                body = harness.run_call(spec, answers, lambda namespace: None)
+                memo[id(call)] = CallOutcome(parse_line(json.dumps(body).encode()))
+            outcomes[k] = memo[id(call)]
             if ends_task(outcomes[k]):
                 break
         verdicts.append(judge_task(task, outcomes))
