@@ -23,6 +23,7 @@ from book.tokenizers import (
     WordPiece,
     WordTokenizer,
 )
+from book.tokenizers.errors import UnknownIdError
 
 TEXT = corpora.english("train")[:20_000]
 # What each one reproduces exactly: characters and bytes keep everything; words, character BPE
@@ -68,6 +69,15 @@ def test_measure_works_on_every_tokenizer(trained):
 def test_token_bytes_names_every_id(trained):
     _, _, _, tok = trained
     assert all(isinstance(tok.token_bytes(i), bytes) for i in range(tok.n_vocab))
+
+
+@pytest.mark.parametrize("bad", [-1, "n_vocab", True, 1.0, "0"])
+def test_every_decoder_refuses_what_is_not_an_id_the_same_way(trained, bad):
+    _, _, _, tok = trained
+    bad = tok.n_vocab if bad == "n_vocab" else bad
+    with pytest.raises(UnknownIdError, match="cannot decode id"):
+        tok.decode([0, bad])
+    assert tok.token_to_id[tok.vocab[1]] == 1  # the way back from a token to its id
 
 
 @pytest.mark.parametrize("cls", [ByteTokenizer, RegexTokenizer])

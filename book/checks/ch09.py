@@ -21,7 +21,7 @@ from book.checks.spec import Cases, Group, Mistake, TaskSpec, checks_of, random_
 from book.encodings import get_encoding
 from book.tokenizers.bpe.core import build_vocab, get_pair_counts, joined, merge
 from book.tokenizers.bpe.patterns import GPT2_PATTERN
-from book.tokenizers.bpe.pretokenize import cuts, training_chunk_counts
+from book.tokenizers.bpe.pretokenize import last_cut, training_chunk_counts
 from book.tokenizers.bpe.regex_bpe import RegexTokenizer
 from book.tokenizers.bpe.train import inverted, train_merges
 
@@ -647,12 +647,12 @@ def probe(answer, ranks, pieces, ready):
 """
 
 
-def last_cut(text: str, spaces_only: bool = False) -> int | None:
-    """The last place the chapter's pre-tokenizer allows a cut (``pretokenize.cuts``)."""
-    if spaces_only:
-        places = [p for p in range(1, len(text)) if text[p] == " " and not text[p - 1].isspace()]
-    else:
-        places = list(cuts(text, GPT2_PATTERN))
+def last_safe_cut(text: str, spaces_only: bool = False) -> int | None:
+    """The last place the chapter's pre-tokenizer allows a cut (``pretokenize.last_cut``), or,
+    with ``spaces_only``, the last space after a non-space (the first of the two safe cuts)."""
+    if not spaces_only:
+        return last_cut(text, len(text), GPT2_PATTERN)
+    places = [p for p in range(1, len(text)) if text[p] == " " and not text[p - 1].isspace()]
     return places[-1] if places else None
 
 
@@ -661,7 +661,7 @@ def stream_encode_reference(encode: Callable, pieces, spaces_only: bool = False)
     buffer = ""
     for piece in pieces:
         buffer += piece
-        cut = last_cut(buffer, spaces_only)
+        cut = last_safe_cut(buffer, spaces_only)
         if cut:
             yield from encode(buffer[:cut])
             buffer = buffer[cut:]
@@ -714,7 +714,7 @@ def _stream_args(pieces: list[str]) -> tuple:
     encode = stream_tokenizer().encode_ordinary
     ready, text = [], ""
     for piece in pieces:
-        cut = last_cut(text)
+        cut = last_safe_cut(text)
         ready.append(len(encode(text[:cut])) if cut else 0)
         text += piece
     return (_ranks(), pieces, ready)

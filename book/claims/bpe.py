@@ -20,6 +20,7 @@ from book import corpora
 from book import walkthroughs as w
 from book.chat import LLAMA3, LLAMA31, ChatTemplate, encode_chat
 from book.claims.core import Claim, show_value
+from book.claims.real import pieces
 from book.encodings import get_encoding
 from book.tokenizers import ByteTokenizer
 from book.tokenizers.bpe.char_bpe import apply_merges, initial_splits, learn_merges, pair_counts
@@ -114,12 +115,6 @@ def word_variants(word: str) -> list[str]:
 def same_splits(pattern: str) -> bool:
     """Whether ``pattern`` splits the test texts exactly as GPT-2's original pattern does."""
     return all(regex.findall(pattern, t) == split(t, GPT2_ORIGINAL_PATTERN) for t in SPLIT_TEXTS)
-
-
-def pieces(name: str, text: str) -> list[str]:
-    """The tokens of ``text`` under tiktoken encoding ``name``, as text."""
-    enc = get_encoding(name)
-    return [enc.decode([token_id]) for token_id in enc.encode(text)]
 
 
 def _show_merges(merges) -> str:

@@ -17,6 +17,7 @@ import functools
 import tiktoken
 
 from book import corpora
+from book.analysis.metrics import tokens_per_word
 from book.claims.core import Claim, approx, between
 from book.encodings import get_encoding
 
@@ -97,11 +98,6 @@ def largest_premium(name: str) -> tuple[str, float]:
     """The language with the largest premium under ``name``, and that premium."""
     language = max(premiums(name), key=premiums(name).get)
     return language, premiums(name)[language]
-
-
-def tokens_per_word(name: str, text: str) -> float:
-    """Tokens per whitespace-separated word."""
-    return count(name, text) / len(text.split())
 
 
 def _sizes_agree(claimed: dict[str, tuple[int, str, bool]], computed: dict[str, dict]) -> bool:
@@ -282,8 +278,10 @@ CLAIMS: list[Claim] = [
         "of thumb of 100 tokens for 75 words (1.33 per word)",
         (1.2, 1.4),
         lambda: {
-            "the plays": tokens_per_word("o200k_base", corpora.english("all")),
-            "the English passage": tokens_per_word("o200k_base", corpora.parallel()["English"]),
+            "the plays": tokens_per_word(get_encoding("o200k_base"), corpora.english("all")),
+            "the English passage": tokens_per_word(
+                get_encoding("o200k_base"), corpora.parallel()["English"]
+            ),
         },
         agrees=lambda claimed, computed: all(
             between(claimed, round(v, 2)) for v in computed.values()

@@ -14,13 +14,15 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cached_property
 from typing import Protocol, runtime_checkable
 
 from book.tokenizers.errors import UnknownTokenError, tokens_for_ids
 
 # The unknown token: what a character or word outside the vocabulary becomes when a tokenizer
 # allows it (``unk=True``), and how it decodes. SentencePiece spells it the same way; BERT's
-# vocabularies spell it "[UNK]", WordPiece's default (as in Hugging Face tokenizers).
+# vocabularies spell it "[UNK]" (``wordpiece.model.BERT_UNK_TOKEN``, WordPiece's default there
+# as in Hugging Face tokenizers).
 UNK_TOKEN = "<unk>"
 N_BYTES = 256  # the byte values: byte-level BPE starts from them, byte fallback spells with them
 
@@ -84,7 +86,11 @@ class StrVocabulary(Described):
     """
 
     vocab: list[str]
-    token_to_id: dict[str, int]
+
+    @cached_property
+    def token_to_id(self) -> dict[str, int]:
+        """The id of each token: the way back from ``vocab`` (built once, on first use)."""
+        return {token: i for i, token in enumerate(self.vocab)}
 
     @property
     def n_vocab(self) -> int:

@@ -56,20 +56,24 @@ class UnknownIdError(ValueError):
 def tokens_for_ids(
     table: Mapping[int, T] | Sequence[T], ids: Iterable[object], n_vocab: int
 ) -> list[T]:
-    """The tokens ``table[i]`` for ``ids``; an id outside ``0 .. n_vocab - 1`` is an error.
+    """The tokens ``table[i]`` for ``ids``; an id outside ``0 .. n_vocab - 1``, or missing from a
+    table whose ids have gaps, is an error (so is ``True``: a bool is not an id).
 
     Every decoder of the book starts here, so they all reject bad ids the same way
     (:class:`UnknownIdError`).
 
-    >>> tokens_for_ids(["a", "b"], [1, 0], n_vocab=2)
-    ['b', 'a']
+    >>> tokens_for_ids(["a", "b"], [1, 0], n_vocab=2), tokens_for_ids({0: b"a", 5: b"z"}, [5], 6)
+    (['b', 'a'], [b'z'])
     """
     tokens = []
     for token_id in ids:
         bad_type = isinstance(token_id, bool) or not isinstance(token_id, Integral)
         if bad_type or not 0 <= token_id < n_vocab:
             raise UnknownIdError(token_id, n_vocab)
-        tokens.append(table[token_id])
+        try:
+            tokens.append(table[token_id])
+        except KeyError:  # a gap between the ids of a vocabulary read from elsewhere
+            raise UnknownIdError(token_id, n_vocab) from None
     return tokens
 
 

@@ -48,7 +48,6 @@ class CharTokenizer(StrVocabulary):
         if len(set(self.alphabet)) != len(self.alphabet):
             raise ValueError("the alphabet holds a character twice; ids must be unique")
         self.vocab = [*self.alphabet, UNK_TOKEN] if unk else list(self.alphabet)
-        self.token_to_id = {token: i for i, token in enumerate(self.vocab)}
         self.unk_id = len(self.alphabet) if unk else None
 
     @classmethod

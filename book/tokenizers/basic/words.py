@@ -129,7 +129,6 @@ class WordTokenizer(StrVocabulary):
         self.lowercase = lowercase
         self.vocab = [*words, UNK_TOKEN] if unk else words
         self.unk_id = len(words) if unk else None
-        self.token_to_id = {word: i for i, word in enumerate(self.vocab)}
 
     @classmethod
     def train(

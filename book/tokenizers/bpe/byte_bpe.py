@@ -19,7 +19,7 @@ the one occurring first in the training data) is exactly what the obvious algori
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from operator import index
+from functools import cached_property
 from pathlib import Path
 
 from book.tokenizers.base import N_BYTES, Described, check_train_vocab_size
@@ -37,7 +37,7 @@ from book.tokenizers.bpe.core import (
 )
 from book.tokenizers.bpe.trace import Step
 from book.tokenizers.bpe.train import train_merges
-from book.tokenizers.errors import BPEFileError, UnknownIdError
+from book.tokenizers.errors import BPEFileError, tokens_for_ids
 from book.tokenizers.formats.bpe_file import read_bpe_file, write_bpe_file
 
 
@@ -85,6 +85,11 @@ class ByteTokenizer(Described):
         check_train_vocab_size(vocab_size, N_BYTES, _BYTES_AND_MERGES)
         merges = train_merges([utf8_bytes(text)], vocab_size - N_BYTES, tie_break=tie_break)
         return cls(merges)
+
+    @cached_property
+    def token_to_id(self) -> dict[bytes, int]:
+        """The id of each learned token's bytes: the way back from ``vocab`` (built once)."""
+        return {token: token_id for token_id, token in self.vocab.items()}
 
     @property
     def n_vocab(self) -> int:
@@ -164,14 +169,8 @@ class ByteTokenizer(Described):
         return cls(saved.merges, saved.byte_ids, saved.new_ids)
 
     def _pieces(self, ids: Iterable[int]) -> list[bytes]:
-        """The bytes of each id; unknown ids raise a clear error."""
-        ids = list(ids)
-        known = self._id_to_bytes
-        try:  # index() accepts ints (numpy's too) but not 1.0 or "1"
-            return [known[index(token_id)] for token_id in ids]
-        except (KeyError, TypeError):
-            bad = next(i for i in ids if not hasattr(i, "__index__") or index(i) not in known)
-            raise UnknownIdError(bad, self.n_vocab) from None
+        """The bytes of each id; unknown ids raise a clear error (the rule every decoder shares)."""
+        return tokens_for_ids(self._id_to_bytes, ids, self.n_vocab)
 
     def _describe(self) -> dict[str, object]:
         return {"merges": len(self.merges)}

@@ -169,7 +169,6 @@ class CharBPE(StrVocabulary):
         if unk:
             tokens.append(UNK_TOKEN)
         self.vocab: list[str] = list(dict.fromkeys(tokens))  # drop repeats, keep first id
-        self.token_to_id: dict[str, int] = {token: i for i, token in enumerate(self.vocab)}
         self.unk_id: int | None = self.token_to_id[UNK_TOKEN] if unk else None
         self._known = set(self.alphabet)
 

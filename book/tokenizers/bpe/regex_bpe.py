@@ -129,7 +129,7 @@ class RegexTokenizer(ByteTokenizer):
         byte_ids, merges = recover_merges(encoding._mergeable_ranks)
         tok = cls(merges, encoding._pat_str, dict(encoding._special_tokens), byte_ids)
         # recover_merges built each token from two lower-ranked ones, so BPE rebuilds each.
-        tok._whole = {token: token_id for token_id, token in tok.vocab.items()}
+        tok._whole = dict(tok.token_to_id)
         return tok
 
     @classmethod
@@ -207,7 +207,7 @@ class RegexTokenizer(ByteTokenizer):
                 "tiktoken encodes a chunk that is a whole token as that token: the two would "
                 "give different ids. Merges learned by training never do this."
             )
-        ranks = {token: token_id for token_id, token in self.vocab.items()}
+        ranks = dict(self.token_to_id)
         return tiktoken.Encoding(
             name, pat_str=self.pattern, mergeable_ranks=ranks, special_tokens=self.special_tokens
         )

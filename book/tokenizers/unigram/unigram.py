@@ -120,7 +120,6 @@ class Unigram(StrVocabulary):
         self.escape_whitespaces = escape_whitespaces
         self.unk_surface = unk_surface
         self.vocab = [p.piece for p in self.pieces]
-        self.token_to_id = {piece: i for i, piece in enumerate(self.vocab)}
         self.unk_id = next(i for i, p in enumerate(self.pieces) if p.kind == "unknown")
         self.byte_ids = {
             piece_byte(p.piece): i for i, p in enumerate(self.pieces) if p.kind == "byte"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Container
 
+BERT_UNK_TOKEN = "[UNK]"  # BERT's unknown token, WordPiece's default (as in tokenizers)
 CONTINUING_SUBWORD_PREFIX = "##"  # marks a piece that continues a word
 MAX_INPUT_CHARS_PER_WORD = 100  # a longer word is unknown as a whole
 
@@ -22,7 +23,7 @@ def greedy_longest_match(
     word: str,
     vocab: Container[str],
     *,
-    unk_token: str = "[UNK]",
+    unk_token: str = BERT_UNK_TOKEN,
     continuing_subword_prefix: str = CONTINUING_SUBWORD_PREFIX,
     max_input_chars_per_word: int = MAX_INPUT_CHARS_PER_WORD,
 ) -> list[str]:

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from book.tokenizers.base import check_train_vocab_size
 from book.tokenizers.bpe.core import Pair
 from book.tokenizers.bpe.train import scored_merges
-from book.tokenizers.wordpiece.model import CONTINUING_SUBWORD_PREFIX
+from book.tokenizers.wordpiece.model import BERT_UNK_TOKEN, CONTINUING_SUBWORD_PREFIX
 
 Merge = tuple[Pair, float]  # a merged pair and the score that chose it
 
@@ -71,7 +71,7 @@ def train_vocab(
     word_freqs: Mapping[str, int],
     vocab_size: int,
     *,
-    special_tokens: Sequence[str] = ("[UNK]",),
+    special_tokens: Sequence[str] = (BERT_UNK_TOKEN,),
     prefix: str = CONTINUING_SUBWORD_PREFIX,
     score: str = "likelihood",
 ) -> tuple[list[str], list[Merge]]:

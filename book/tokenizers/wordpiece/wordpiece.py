@@ -33,6 +33,7 @@ from book.tokenizers.bpe.patterns import special_token_regex
 from book.tokenizers.formats.tokenizer_json import read_tokenizer_json
 from book.tokenizers.wordpiece.decoder import WordPieceDecoder
 from book.tokenizers.wordpiece.model import (
+    BERT_UNK_TOKEN,
     CONTINUING_SUBWORD_PREFIX,
     MAX_INPUT_CHARS_PER_WORD,
     greedy_longest_match,
@@ -41,7 +42,7 @@ from book.tokenizers.wordpiece.normalizer import BertNormalizer
 from book.tokenizers.wordpiece.pre_tokenizer import BertPreTokenizer
 from book.tokenizers.wordpiece.train import train_vocab
 
-BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+BERT_SPECIAL_TOKENS = ("[PAD]", BERT_UNK_TOKEN, "[CLS]", "[SEP]", "[MASK]")
 # The default stages (frozen, so one of each serves every tokenizer).
 BERT_PRE_TOKENIZER = BertPreTokenizer()
 WORDPIECE_DECODER = WordPieceDecoder()
@@ -79,7 +80,7 @@ class WordPiece(StrVocabulary):
         self,
         vocab: Sequence[str],
         *,
-        unk_token: str = "[UNK]",
+        unk_token: str = BERT_UNK_TOKEN,
         continuing_subword_prefix: str = CONTINUING_SUBWORD_PREFIX,
         max_input_chars_per_word: int = MAX_INPUT_CHARS_PER_WORD,
         normalizer: BertNormalizer | None = None,
@@ -96,7 +97,6 @@ class WordPiece(StrVocabulary):
         for token in self.vocab:
             if not isinstance(token, str) or not token:
                 raise ValueError(f"every vocabulary entry must be a non-empty str, got {token!r}")
-        self.token_to_id = {token: i for i, token in enumerate(self.vocab)}
         if len(self.token_to_id) != len(self.vocab):
             twice = next(t for t, n in Counter(self.vocab).items() if n > 1)
             raise ValueError(f"the vocabulary holds {twice!r} twice; each entry needs one id")
@@ -167,7 +167,7 @@ class WordPiece(StrVocabulary):
         *,
         special_tokens: Sequence[str] = BERT_SPECIAL_TOKENS,
         score: str = "likelihood",
-        unk_token: str = "[UNK]",
+        unk_token: str = BERT_UNK_TOKEN,
         continuing_subword_prefix: str = CONTINUING_SUBWORD_PREFIX,
         normalizer: BertNormalizer | None = None,
         pre_tokenizer: BertPreTokenizer | None = BERT_PRE_TOKENIZER,
