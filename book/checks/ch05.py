@@ -101,8 +101,8 @@ def _shrink_reencoding(ids, merges, vocab_size):
     """The bytes of the ids encoded again with the merges kept: what the task rules out."""
     if not 256 <= vocab_size <= 256 + len(merges):
         raise ValueError(vocab_size)
-    data = b"".join(build_vocab(merges)[i] for i in ids)
-    return replay_merges(list(data), merges[: vocab_size - 256])
+    vocab = build_vocab(merges)
+    return replay_merges(list(b"".join(vocab[i] for i in ids)), merges[: vocab_size - 256])
 
 
 def _shrink_no_upper_bound(ids, merges, vocab_size):
