@@ -51,6 +51,57 @@ def test_a_recount_earns_nothing_however_it_is_written(capsys):
     assert "0/3 points" in text and "update the counts in place" in text
 
 
+def update_with_lookups(ids, pair, new_id, counts):
+    """Right, and written with more lookups than needed (membership tests, pop): still an
+    in-place update."""
+
+    def add(key, amount):
+        if key in counts:
+            counts[key] += amount
+        else:
+            counts[key] = amount
+        if counts[key] <= 0:
+            counts.pop(key)
+
+    merged, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and ids[i] == pair[0] and ids[i + 1] == pair[1]:
+            add((ids[i], ids[i + 1]), -1)
+            if merged:
+                add((merged[-1], ids[i]), -1)
+                add((merged[-1], new_id), 1)
+            if i + 2 < len(ids):
+                add((ids[i + 1], ids[i + 2]), -1)
+                add((new_id, ids[i + 2]), 1)
+            merged.append(new_id)
+            i += 2
+        else:
+            merged.append(ids[i])
+            i += 1
+    return merged
+
+
+def undo_from_the_last(ids, merges, vocab_size):
+    """Right: undoes the merges one by one, from the last down to the vocabulary's size."""
+    if not 256 <= vocab_size <= 256 + len(merges):
+        raise ValueError(vocab_size)
+    for token_id in range(255 + len(merges), vocab_size - 1, -1):
+        (left, right), _count = merges[token_id - 256]
+        ids = [part for i in ids for part in ([left, right] if i == token_id else [i])]
+    return list(ids)
+
+
+def test_right_answers_written_otherwise_earn_full_points_on_every_seed():
+    for seed in range(1, 6):
+        tasks = {task.name: task for task in ch05.judge_tasks(random.Random(seed))}
+        for spec, answer in [
+            (ch05.MERGE_AND_UPDATE, update_with_lookups),
+            (ch05.SHRINK, undo_from_the_last),
+        ]:
+            result = spec.result_on(tasks[spec.name], answer)
+            assert result.points == spec.points, result.line
+
+
 def test_an_answer_that_only_uses_small_lists_loses_the_overlaps(capsys):
     def no_overlap_care(ids, pair, new_id, counts):
         merged = ch05.merge_and_update_reference(ids, pair, new_id, counts)

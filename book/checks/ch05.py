@@ -2,8 +2,9 @@
 book.tokenizers.bpe.byte_bpe.
 
 No task is a chapter cell with a line added: shrinking ids to a smaller vocabulary from the ids
-alone, what each merge saves on a text (which is not its training count), merging while updating
-the pair counts in place (the judge counts the writes), a streaming decoder that holds back
+alone (the probe replaces the merges kept by stand-ins, so encoding again fails), what each merge
+saves on a text (which is not its training count), merging while updating the pair counts in
+place (the probe counts the pairs looked up and written), a streaming decoder that holds back
 truncated characters and replaces invalid bytes at once, and which tokens hold each character.
 Each task's known mistakes are code; every group of cases catches each of them
 (``tests/test_check_specs.py`` proves it on seeds 1-20).
@@ -53,13 +54,29 @@ def _heldout(rng: random.Random, size: int = 200) -> str:
 
 # --- Task 1: shrink ------------------------------------------------------------------------------
 
+# Shrinking needs only the merges it undoes: the probe hands the answer the merges with those it
+# keeps (ranks below vocab_size - 256) replaced by stand-ins that make no id, so encoding the
+# bytes again with them fails, as the task rules out.
+STAND_INS = """
+def probe(answer, ids, merges, vocab_size):
+    kept = min(max(vocab_size - 256, 0), len(merges))
+    return answer(ids, [((-1, -1), 0)] * kept + merges[kept:], vocab_size)
+"""
+
 
 def shrink_reference(ids: list[int], merges: list, vocab_size: int) -> list[int]:
-    """The ids the same bytes get with only the first vocab_size - 256 merges."""
+    """The ids the same bytes get with only the first vocab_size - 256 merges: each id that
+    does not fit stands for its merge's two parts."""
     if not 256 <= vocab_size <= 256 + len(merges):
         raise ValueError(f"vocab_size must be from 256 to {256 + len(merges)}")
-    data = b"".join(build_vocab(merges)[i] for i in ids)
-    return replay_merges(list(data), merges[: vocab_size - 256])
+
+    def fit(token_id: int) -> list[int]:
+        if token_id < vocab_size:
+            return [token_id]
+        (left, right), _count = merges[token_id - 256]
+        return fit(left) + fit(right)
+
+    return [part for token_id in ids for part in fit(token_id)]
 
 
 def _shrink_with(keep, depth=None):
@@ -80,6 +97,21 @@ def _shrink_with(keep, depth=None):
     return shrink
 
 
+def _shrink_reencoding(ids, merges, vocab_size):
+    """The bytes of the ids encoded again with the merges kept: what the task rules out."""
+    if not 256 <= vocab_size <= 256 + len(merges):
+        raise ValueError(vocab_size)
+    vocab = build_vocab(merges)
+    return replay_merges(list(b"".join(vocab[i] for i in ids)), merges[: vocab_size - 256])
+
+
+def _shrink_no_upper_bound(ids, merges, vocab_size):
+    """Refuses only a vocabulary smaller than the bytes."""
+    if vocab_size < 256:
+        raise ValueError(vocab_size)
+    return shrink_reference(ids, merges, min(vocab_size, 256 + len(merges)))
+
+
 NESTED = [((97, 97), 3), ((256, 256), 1), ((98, 257), 1)]
 
 
@@ -94,6 +126,7 @@ def _shrink_examples() -> Cases:
         (([258, 256], NESTED, 256), "no merge kept: bytes"),
         (([], NESTED, 257), "no ids"),
         (([97], NESTED, 255), "a vocabulary smaller than the bytes raises ValueError"),
+        (([258], NESTED, 260), "a vocabulary larger than the merges make raises ValueError"),
         ((ids, list(english.merges), 280), "Shakespeare"),
         ((mixed.encode(MIXED), list(mixed.merges), 265), "tokens that hold part of a character"),
     ]
@@ -106,9 +139,11 @@ def _shrink_hidden(rng: random.Random) -> Cases:
     size = rng.choice(merged)  # an id equal to the size is outside the vocabulary
     nested = [i for i in ids if i >= 258 and any(p >= 257 for p in english.merges[i - 256][0])]
     small = min(p for i in nested for p in english.merges[i - 256][0] if p >= 257)
+    too_large = english.n_vocab + rng.randint(1, 50)
     return [
         ((ids, list(english.merges), size), "random"),
         ((ids, list(english.merges), rng.randint(257, small)), "random"),
+        ((ids, list(english.merges), too_large), "random"),
     ]
 
 
@@ -129,9 +164,21 @@ SHRINK = TaskSpec(
             "keep the ids that fit: only merges beyond the vocabulary are undone",
             _shrink_with(lambda i, size: i < 256),
         ),
+        Mistake(
+            "the task rules out encoding the bytes again: find the ids from the ids you are "
+            "given and the merges you undo (the grader replaces the merges you keep by "
+            "stand-ins)",
+            _shrink_reencoding,
+        ),
+        Mistake(
+            "a vocabulary larger than 256 + len(merges) cannot be made from these merges: "
+            "it is an error too",
+            _shrink_no_upper_bound,
+        ),
     ),
-    "an id that does not fit the smaller vocabulary stands for its merge's two parts; undo the "
-    "merges from the last one down, as far as needed.",
+    "the ids you return must spell the same bytes as the ids you are given, each below "
+    "vocab_size, as the tokenizer of the first vocab_size - 256 merges would encode them.",
+    probe=STAND_INS,
 )
 
 # --- Task 2: merge_gain --------------------------------------------------------------------------
@@ -220,36 +267,49 @@ MERGE_GAIN = TaskSpec(
             lambda text, merges: [count for _pair, count in merges],
         ),
     ),
-    "replay the merges in rank order on the text's bytes; what a merge saves is how much "
-    "shorter the ids get.",
+    "each gain is measured on this text, after the merges before it; together the gains are "
+    "how much shorter all the merges make the text.",
 )
 
 # --- Task 3: merge_and_update --------------------------------------------------------------------
 
-# The counts are a mapping that counts the writes made to it: updating in place writes a few
-# pairs per merged place, recounting writes every pair of the list. The probe returns [merged
-# ids, the counts after, ids unchanged, whether the writes fit in-place updating].
+# The probe watches the work: the ids it hands the answer count how often they are hashed (each
+# lookup or write of a pair that holds one), and the counts count their writes and the pairs
+# iterated over. Updating in place looks up a few pairs per merged place; counting the pairs of
+# the whole list, before or after merging, hashes every id. The probe returns [merged ids, the
+# counts after, ids unchanged, whether the work fits in-place updating].
 IN_PLACE = """
 from collections.abc import MutableMapping
 
 
+class Work:
+    done = 0
+
+
+class Id(int):
+    def __hash__(self):
+        Work.done += 1
+        return int.__hash__(self)
+
+
 class Counts(MutableMapping):
     def __init__(self, counts):
-        self._store, self.writes = dict(counts), 0
+        self._store = dict(counts)
 
     def __getitem__(self, key):
         return self._store[key]
 
     def __setitem__(self, key, value):
-        self.writes += 1
+        Work.done += 1
         self._store[key] = value
 
     def __delitem__(self, key):
-        self.writes += 1
+        Work.done += 1
         del self._store[key]
 
     def __iter__(self):
-        return iter(self._store)
+        Work.done += len(self._store)
+        return iter(list(self._store))
 
     def __len__(self):
         return len(self._store)
@@ -258,24 +318,46 @@ class Counts(MutableMapping):
         return repr(self._store)
 
 
+def plain(value):
+    if type(value) is Id:
+        return int(value)
+    if type(value) in (list, tuple):
+        return type(value)(plain(item) for item in value)
+    return value
+
+
 def probe(answer, ids, pair, new_id, counts):
-    kept, watched = list(ids), Counts(counts)
-    merged = answer(ids, pair, new_id, watched)
-    places = len(kept) - len(merged) if isinstance(merged, list) else 0
-    return [merged, dict(watched._store), ids == kept, watched.writes <= 10 * places + 2]
+    given, watched = [Id(i) for i in ids], Counts(counts)
+    Work.done = 0
+    merged = answer(given, pair, new_id, watched)
+    work = Work.done
+    places = len(ids) - len(merged) if isinstance(merged, list) else 0
+    counted = {plain(key): count for key, count in watched._store.items()}
+    return [plain(merged), counted, given == ids, work <= 32 * places + 64]
 """
 
 
 def merge_and_update_reference(ids, pair, new_id, counts) -> list[int]:
-    """Merged ids; counts updated in place, a few writes per merged place."""
-
+    """Merged ids; counts updated in place from the pairs around each run of merged places
+    (new_id is new: it does not occur in ids)."""
     merged = merge(ids, pair, new_id)
-    before, after = get_pair_counts(ids), get_pair_counts(merged)
-    for key in {**before, **after}:  # only the pairs that change: those around merged places
-        if before.get(key) != after.get(key):
-            if key in after:
-                counts[key] = after[key]
-            else:
+    changes: dict = {}
+    i = j = 0  # the same place in ids and in merged
+    while j < len(merged):
+        if merged[j] != new_id:
+            i, j = i + 1, j + 1
+            continue
+        end = j
+        while end < len(merged) and merged[end] == new_id:
+            end += 1
+        run = end - j  # merged places side by side: 2 * run ids became run
+        get_pair_counts(merged[max(j - 1, 0) : end + 1], changes)
+        get_pair_counts(ids[max(i - 1, 0) : i + 2 * run + 1], changes, -1)
+        i, j = i + 2 * run, end
+    for key, change in changes.items():
+        if change:
+            counts[key] = counts.get(key, 0) + change
+            if not counts[key]:
                 del counts[key]
     return merged
 
@@ -284,6 +366,31 @@ def _recount(ids, pair, new_id, counts):
     merged = merge(ids, pair, new_id)
     counts.clear()
     counts.update(get_pair_counts(merged))
+    return merged
+
+
+def _recount_changes(ids, pair, new_id, counts):
+    """Counts the merged ids again and writes only the pairs whose count changed."""
+    merged = merge(ids, pair, new_id)
+    after = get_pair_counts(merged)
+    for key in [key for key in counts if key not in after]:
+        del counts[key]
+    for key, count in after.items():
+        if counts.get(key) != count:
+            counts[key] = count
+    return merged
+
+
+def _recount_both(ids, pair, new_id, counts):
+    """Counts the ids before and after merging and writes the difference."""
+    merged = merge(ids, pair, new_id)
+    before, after = get_pair_counts(ids), get_pair_counts(merged)
+    for key in {**before, **after}:
+        if before.get(key) != after.get(key):
+            if key in after:
+                counts[key] = after[key]
+            else:
+                del counts[key]
     return merged
 
 
@@ -365,13 +472,13 @@ def _update_overlaps() -> Cases:
 
 
 def _update_hidden(rng: random.Random) -> Cases:
-    text = random_text(rng, rng.randint(6, 12))
+    text = random_text(rng, rng.randint(25, 40))
     run = [rng.choice([7, 300])] * rng.randint(4, 9)
     ids = _long(text, run) + _long(random_text(rng, 3), [])
-    pairs = list(get_pair_counts(list(text.encode("utf-8")))) or [(1, 2)]
+    once = [pair for pair, n in get_pair_counts(_long(text, [])).items() if n == 1]
     return [
         (_update_args(ids, (run[0], run[0]), rng.randint(400, 999)), "random"),
-        (_update_args(_long(text, []), rng.choice(pairs), rng.randint(400, 999)), "random"),
+        (_update_args(_long(text, []), rng.choice(once), rng.randint(400, 999)), "random"),
     ]
 
 
@@ -384,10 +491,14 @@ MERGE_AND_UPDATE = TaskSpec(
         Group("random ids", 1, hidden=_update_hidden),
     ),
     (
-        Mistake(
-            "update the counts in place, pair by pair around each merged place: clearing them "
-            "and counting the whole list again writes every pair",
-            _recount,
+        *(
+            Mistake(
+                "update the counts in place from the pairs around each merged place: "
+                "counting the pairs of the whole list again, before or after merging, is "
+                "the recount the task rules out",
+                recount,
+            )
+            for recount in (_recount, _recount_changes, _recount_both)
         ),
         Mistake(
             "the pair on the left of a merged place starts with the id just before it in the "
@@ -401,8 +512,8 @@ MERGE_AND_UPDATE = TaskSpec(
             lambda ids, pair, new_id, counts: merge(ids, pair, new_id),
         ),
     ),
-    "for each merged place, the pair itself loses one, and the pairs on its left and right "
-    "now have new_id in them; nothing else changes.",
+    "afterwards counts must equal the pair counts of the merged ids, and only the pairs a "
+    "merge changes may be looked up or written.",
     probe=IN_PLACE,
 )
 
@@ -464,6 +575,40 @@ def _stream_prefix(ids, vocab):
     return [data[:end].decode("utf-8", "replace") for end in ends]
 
 
+def _stream_first_error(ids, vocab):
+    """Reads only the first error of the pending bytes: if it is not a truncation, replaces
+    them all, although they may end in the start of a character."""
+    pieces, pending = [], b""
+    for i in ids:
+        pending += vocab[i]
+        try:
+            pieces.append(pending.decode("utf-8"))
+            pending = b""
+        except UnicodeDecodeError as error:
+            if error.reason == "unexpected end of data":
+                pieces.append(pending[: error.start].decode("utf-8", "replace"))
+                pending = pending[error.start :]
+            else:
+                pieces.append(pending.decode("utf-8", "replace"))
+                pending = b""
+    return pieces
+
+
+@cache
+def _parallel() -> ByteTokenizer:
+    """The chapter's tokenizer of 512 ids, trained on the parallel passage (21 languages)."""
+    return _tokenizer("".join(text + "\n" for text in corpora.parallel().values()), 512)
+
+
+def _joined_late() -> list[int]:
+    """The parallel passage's ids from the first token that ends one character and starts the
+    next: a stream joined mid-character, whose first bytes are invalid."""
+    tok = _parallel()
+    ids = tok.encode("".join(corpora.parallel().values()))
+    first = next(k for k, i in enumerate(ids) if tok.vocab[i].startswith(b"\x88\xeb"))
+    return ids[first : first + 12]
+
+
 def _stream_examples() -> Cases:
     multi, english = _tokenizer(MIXED, 280), _english()
     cases: Cases = []
@@ -471,6 +616,7 @@ def _stream_examples() -> Cases:
         ids = tok.encode(text)
         cases += [((ids, dict(tok.vocab)), "whole text"), ((ids[:-1], dict(tok.vocab)), "cut")]
     return cases + [
+        ((_joined_late(), dict(_parallel().vocab)), "joined mid-character: invalid, then a start"),
         ((list("é€😀".encode()), BYTE_VOCAB), "truncated characters wait for their last byte"),
         ((list(b"\xf0\x9f\x98"), BYTE_VOCAB), "a truncated character at the end is never shown"),
         ((list(b"ok " + SURROGATE + b"!"), BYTE_VOCAB), "invalid: a surrogate, at once"),
@@ -489,6 +635,11 @@ def _stream_invalid() -> Cases:
             ([0xE9, 0x80, 0x41], {**BYTE_VOCAB, 0xE9: b"\xe2\x82", 0x80: b"\xac\x80"}),
             "one token completes a character and starts an invalid byte",
         ),
+        (
+            ([1, 2, 3], {1: b"\x80\xc3", 2: b"\xa9", 3: b"!"}),
+            "one token holds an invalid byte, then the start of a character",
+        ),
+        ((list(b"ok \xc3\xe2\x82\xac!"), BYTE_VOCAB), "a lead byte cut off by a character"),
     ]
 
 
@@ -501,6 +652,8 @@ def _stream_hidden(rng: random.Random) -> Cases:
         chunks = [rng.choice(pool) for _ in range(rng.randint(3, 10))]
         chunks.insert(rng.randrange(len(chunks) + 1), rng.choice(["é", "€", "😀"]).encode())
         chunks.insert(rng.randrange(len(chunks) + 1), SURROGATE)
+        cut = bytes([rng.choice([0xC3, 0xE2, 0xF0])]) + rng.choice(["é", "€", "😀"]).encode()
+        chunks.insert(rng.randrange(len(chunks) + 1), cut)  # a lead byte, cut off
         cases.append(((list(b"".join(chunks)), BYTE_VOCAB), "random"))
     return cases
 
@@ -521,8 +674,13 @@ STREAM_DECODE = TaskSpec(
         ),
         Mistake(
             "Python's incremental decoder waits one byte too long on some invalid bytes (a "
-            "surrogate, ED A0): read the strict decoder's error instead",
+            "surrogate, ED A0): they can never become a character, so they are shown at once",
             _stream_codecs,
+        ),
+        Mistake(
+            "pending bytes can hold an invalid stretch and then the start of a character: "
+            "only the invalid stretch is shown now, the start waits for the rest",
+            _stream_first_error,
         ),
         Mistake(
             "a character's bytes may arrive in several tokens: keep the bytes of a truncated "
@@ -534,8 +692,9 @@ STREAM_DECODE = TaskSpec(
             _stream_prefix,
         ),
     ),
-    "keep the pending bytes; after each id, show what decodes, keep a truncated character at "
-    "the end, and replace invalid bytes at once (the strict decoder's reason tells them apart).",
+    "joined, the strings must be what errors='replace' shows of all the bytes, minus an "
+    "unfinished character at the end; each string is what its id makes certain, no more, "
+    "no less.",
 )
 
 # --- Task 5: char_spans --------------------------------------------------------------------------
@@ -584,7 +743,10 @@ def _spans_examples() -> Cases:
 
 def _spans_hidden(rng: random.Random) -> Cases:
     multi = _tokenizer(MIXED, 280)
-    text = f"{random_text(rng, rng.randint(3, 8))} {rng.choice(['🦙', 'Привет', 'नमस्ते'])}"
+    # Every character of these words is split over several tokens: no merge of MIXED joins
+    # their bytes, so every known mistake shows on them.
+    split = rng.choice(["Привет", "नमस्ते", "👨‍👩‍👧"])
+    text = f"{random_text(rng, rng.randint(3, 8))} {split}"
     return [((multi.encode(text), dict(multi.vocab)), "random")]
 
 
@@ -606,8 +768,8 @@ CHAR_SPANS = TaskSpec(
         ),
         Mistake("a character whose bytes span several tokens ends in a later token", _spans_first),
     ),
-    "number the bytes of all tokens in order, note which token each byte comes from, then "
-    "walk the characters of the decoded text, each as many bytes as its UTF-8 length.",
+    "one span per character of the text the ids spell; a span gives the indexes in ids of "
+    "the tokens that hold the character's first and last bytes.",
 )
 
 SPECS = (SHRINK, MERGE_GAIN, MERGE_AND_UPDATE, STREAM_DECODE, CHAR_SPANS)
