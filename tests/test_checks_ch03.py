@@ -36,11 +36,25 @@ def test_unanswered_and_undefined_say_so(capsys):
     assert "not defined" in line(capsys, ch03.check, "split_keep_spaces", None)
 
 
+def mistake(spec, says: str):
+    """The known mistake of spec whose hint starts with says."""
+    (found,) = [m.function for m in spec.mistakes if m.says.startswith(says)]
+    return found
+
+
 def test_a_split_with_backslash_w_is_named(capsys):
-    text = line(
-        capsys, ch03.check, "split_keep_spaces", ch03.SPLIT_KEEP_SPACES.mistakes[0].function
-    )
-    assert "0/3 points" in text and "\\w matches digits and '_' too" in text
+    says = "\\w matches digits and '_' too"
+    text = line(capsys, ch03.check, "split_keep_spaces", mistake(ch03.SPLIT_KEEP_SPACES, says))
+    assert "0/3 points" in text and says in text
+
+
+def test_a_split_that_drops_what_it_does_not_match_is_named(capsys):
+    """[0-9] drops the Arabic passage's digits and ½: the hint names it, not \\d's mistake."""
+    says = "a number is not only 0 to 9"
+    answer = mistake(ch03.SPLIT_KEEP_SPACES, says)
+    assert "".join(answer("١٨٨٧ ½")) != "١٨٨٧ ½"
+    text = line(capsys, ch03.check, "split_keep_spaces", answer)
+    assert "0/3 points" in text and says in text
 
 
 def test_a_budget_that_sorts_its_input_earns_nothing(capsys):
@@ -62,6 +76,22 @@ def test_a_slip_on_errors_costs_only_its_group(capsys):
     assert text.endswith("— 1/2 points\n")
 
 
+def test_a_negative_id_costs_the_examples_group(capsys):
+    """A decode that lets Python index a negative id from the end: [-1, 0] gives 'catthe'."""
+
+    def from_the_end(ids, record, vocab):
+        if len(ids) != len(record):
+            raise ValueError("ids and record differ in length")
+        for i, kept in zip(ids, record):
+            if i > len(vocab) or (i == len(vocab) and kept is None):
+                raise ValueError(f"id {i} names no token")
+        return "".join(vocab[i] if kept is None else kept for i, kept in zip(ids, record))
+
+    assert from_the_end([-1, 0], [None, None], ["the", " ", "cat"]) == "catthe"
+    text = line(capsys, ch03.check, "decode_folded", from_the_end)
+    assert "[a negative id: ValueError]" in text and text.endswith("— 1/2 points\n")
+
+
 def test_hints_never_give_the_answer():
     for spec in ch03.SPECS:
         for text in [spec.hint, *(mistake.says for mistake in spec.mistakes)]:
@@ -72,7 +102,7 @@ def test_hints_never_give_the_answer():
 def test_the_judge_gives_half_right_answers_part_of_the_points():
     half = dict(
         RIGHT,
-        vocab_under_budget=ch03.VOCAB_UNDER_BUDGET.mistakes[0].function,
+        vocab_under_budget=mistake(ch03.VOCAB_UNDER_BUDGET, "the budget is in UTF-8 bytes"),
         best_additions=ch03.BEST_ADDITIONS.mistakes[0].function,
     )
     tasks = ch03.judge_tasks(random.Random(4))

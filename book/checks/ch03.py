@@ -12,6 +12,7 @@ are drawn until they do; ``tests/test_check_specs.py`` proves it on seeds 1-20).
 from __future__ import annotations
 
 import random
+import unicodedata
 from collections import Counter
 from collections.abc import Callable
 
@@ -36,7 +37,8 @@ TEXTS = [
     "   ",
 ]
 WORD = r"[\p{L}\p{M}]+(?:['’][\p{L}\p{M}]+)*"
-SPLIT_PATTERN = regex.compile(rf"{WORD}|\p{{N}}+|\s+|[^\s\p{{L}}\p{{M}}\p{{N}}]")
+REST = r"\p{N}+|\s+|[^\s\p{L}\p{M}\p{N}]"  # after a word: a number, whitespace, one other
+SPLIT_PATTERN = regex.compile(rf"{WORD}|{REST}")
 
 
 def _tempest_words(limit: int | None = None) -> list[str]:
@@ -46,7 +48,7 @@ def _tempest_words(limit: int | None = None) -> list[str]:
 
 def _random_words(rng: random.Random, n: int) -> list[str]:
     """n words from a small alphabet with accents and scripts, so that counts tie."""
-    pool = ["a", "b", "the", "cat", "naïve", "日本", "x", "Ωμέγα", "The"]
+    pool = ["a", "b", "the", "cat", "naïve", "日本", "x", "Ωμέγα", "The", "cafe\u0301"]
     return [rng.choice(pool) for _ in range(n)]
 
 
@@ -67,14 +69,25 @@ def _split_with(pattern: str) -> Callable[[str], list[str]]:
     return lambda text: compiled.findall(text)
 
 
+# Texts that each separate a known mistake from the rule, with what they target.
+TARGETED = [
+    ("rock'n'roll, fish'n'chips", "an apostrophe between letters, more than once"),
+    ("In ١٨٨٧, 10½ miles, x² + y²", "numbers of any script, ½ and ² too"),
+    ("می\u200cخواهم", "a zero-width non-joiner is not a letter"),
+    ("I ❤️ 1️⃣", "a mark after a symbol or a digit"),
+    ("Wait?! No...", "other characters one at a time"),
+]
+
+
 def _split_examples() -> Cases:
-    return [((text,), "") for text in TEXTS] + [
-        ((corpora.english("heldout")[:800],), "the start of The Tempest")
-    ]
+    cases: Cases = [((text,), "") for text in TEXTS]
+    cases += [((text,), note) for text, note in TARGETED]
+    return cases + [((corpora.english("heldout")[:800],), "the start of The Tempest")]
 
 
 def _split_text(rng: random.Random) -> tuple:
     traps = ["x_1", "a2b", "'Gainst", "dogs'", "cafe\u0301", "  ", "\n\n", "I’m", "4u"]
+    traps += ["rock'n'roll", "١٨٨٧", "10½", "x²", "می\u200cخواهم", "❤️", "1️⃣", "?!", "..."]
     pieces = [random_text(rng, rng.randint(1, 6)), *rng.sample(traps, 3)]
     return (" ".join(pieces),)
 
@@ -84,7 +97,13 @@ SPLIT_KEEP_SPACES = examples_and_drawn(
     split_keep_spaces_reference,
     (_split_examples, 2),
     ("random texts", 1, _split_text),
-    (
+    (  # a mistake that agrees with a learner on the failing cases names it: specific ones first
+        Mistake(
+            "letters taken as \\w without digits and '_' still take in more than letters and "
+            "marks (the zero-width non-joiner of Persian words, for one), and \\d leaves out "
+            "numbers such as ½",
+            _split_with(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+|\s+|[^\w\s]|_"),
+        ),
         Mistake(
             "\\w matches digits and '_' too, so it glues letters to them: a word is letters "
             "and combining marks only",
@@ -94,6 +113,11 @@ SPLIT_KEEP_SPACES = examples_and_drawn(
             "this is the chapter's split_words: it drops the whitespace, so the text cannot "
             "come back from the tokens",
             split_words,
+        ),
+        Mistake(
+            "this is the chapter's split: it drops the whitespace, so the text cannot come "
+            "back from the tokens",
+            _split_with(r"\p{L}+(?:'\p{L}+)*|\p{N}+|[^\s\p{L}\p{N}]"),
         ),
         Mistake(
             "a run of whitespace is one token, not one token per character",
@@ -108,9 +132,41 @@ SPLIT_KEEP_SPACES = examples_and_drawn(
             "it is a token of its own",
             _split_with(r"[\p{L}\p{M}'’]+|\p{N}+|\s+|[^\s\p{L}\p{M}\p{N}]"),
         ),
+        Mistake(
+            "the apostrophe inside a word is ' or the typographic ’: I’m is one word, as I'm is",
+            _split_with(rf"[\p{{L}}\p{{M}}]+(?:'[\p{{L}}\p{{M}}]+)*|{REST}"),
+        ),
+        Mistake(
+            "an apostrophe can join a word to the next any number of times: rock'n'roll is "
+            "one word, not two",
+            _split_with(rf"[\p{{L}}\p{{M}}]+(?:['’][\p{{L}}\p{{M}}]+)?|{REST}"),
+        ),
+        Mistake(
+            "a number is not only 0 to 9: digits of other scripts (١٨٨٧), ½ and ² are "
+            "numbers too, and a character that no alternative matches is dropped, so the "
+            "tokens no longer join back to the text",
+            _split_with(rf"{WORD}|[0-9]+|\s+|[^\s\p{{L}}\p{{M}}\p{{N}}]"),
+        ),
+        Mistake(
+            "\\d matches decimal digits only: ½ and ² are numbers too, and a character that "
+            "no alternative matches is dropped, so the tokens no longer join back to the text",
+            _split_with(rf"{WORD}|\d+|\s+|[^\s\p{{L}}\p{{M}}\p{{N}}]"),
+        ),
+        Mistake(
+            "a combining mark need not follow a letter (the variation selector after ❤, the "
+            "keycap after 1): it is still part of a word token, and a character that no "
+            "alternative matches is dropped, so the tokens no longer join back to the text",
+            _split_with(
+                r"(?:\p{L}\p{M}*)+(?:['’](?:\p{L}\p{M}*)+)*|\p{N}+|\s+|[^\s\p{L}\p{M}\p{N}]"
+            ),
+        ),
+        Mistake(
+            "a run of punctuation is one token per character: '?!' is two tokens",
+            _split_with(rf"{WORD}|\p{{N}}+|\s+|[^\s\p{{L}}\p{{M}}\p{{N}}]+"),
+        ),
     ),
-    "list the four kinds of token in order of preference (a word, a number, a run of "
-    "whitespace, any other single character), so that joining the tokens gives the text back.",
+    "each token is one of the four kinds the task lists, and the tokens join back to the "
+    "text: find the kind of token at the first difference.",
 )
 
 # --- Task 2: vocab_under_budget ------------------------------------------------------------------
@@ -177,6 +233,7 @@ def _budget_examples() -> Cases:
     cases += [((list(accents), budget), "") for budget in (15, 16, 17)]
     cases += [
         ((["x", "yy", "z", "yy", "z", "x"], 3), "stop at the first word that does not fit"),
+        ((["cafe\u0301", "cafe\u0301", "x"], 6), "a combining accent takes bytes of its own"),
         (([], 10), "no words"),
         ((list(toy), -1), "a negative budget raises ValueError"),
     ]
@@ -193,7 +250,12 @@ VOCAB_UNDER_BUDGET = examples_and_drawn(
     vocab_under_budget_reference,
     (_budget_examples, 2),
     ("random words", 1, _budget_draw),
-    (
+    (  # specific first: the first mistake that agrees on the failing cases is named
+        Mistake(
+            "a word's size is the UTF-8 bytes of the word as given: normalising it first "
+            "changes the count ('cafe' with a combining accent takes 6 bytes, 'café' 5)",
+            _budget_with(size=lambda w: len(unicodedata.normalize("NFC", w).encode("utf-8"))),
+        ),
         Mistake(
             "the budget is in UTF-8 bytes, not characters: 'naïve' takes 6",
             _budget_with(size=len),
@@ -216,8 +278,8 @@ VOCAB_UNDER_BUDGET = examples_and_drawn(
             _budget_with(strict=True),
         ),
     ),
-    "rank the distinct words by count (ties by first occurrence) and take them in that order "
-    "while their total size in UTF-8 bytes stays within the budget.",
+    "the answer is a start of the ranking (count, then first occurrence) and its words' UTF-8 "
+    "bytes add up to at most max_bytes: check your ranking, then your sizes.",
     probe=UNCHANGED,
 )
 
@@ -251,6 +313,13 @@ def _hapax_with(shares):
 
 def _once(read: list[str]) -> int:
     return sum(1 for count in Counter(read).values() if count == 1)
+
+
+def _once_in_all_words(read: list[str], words: list[str]) -> tuple[float, float]:
+    """The two shares of the words read, with "seen once" counted over every word."""
+    whole = Counter(words)
+    once = {word for word in read if whole[word] == 1}
+    return len(once) / len(set(read)), sum(word in once for word in read) / len(read)
 
 
 HAPAX_CASES = [
@@ -301,6 +370,11 @@ HAPAX_SHARE = examples_and_drawn(
             _hapax_with(lambda read, words: (_once(read) / len(set(read)),) * 2),
         ),
         Mistake(
+            "a word is seen once when it occurs once among the words read: what comes after "
+            "the first n words does not count",
+            _hapax_with(_once_in_all_words),
+        ),
+        Mistake(
             "a word seen once is seen exactly once among the words read, not once or twice",
             _hapax_with(
                 lambda read, words: (
@@ -310,8 +384,8 @@ HAPAX_SHARE = examples_and_drawn(
             ),
         ),
     ),
-    "count each distinct word among the words read; the first share is about distinct words "
-    "(types), the second about running words (tokens).",
+    "the first share is about distinct words (types), the second about running words "
+    "(tokens); both count only the first n words.",
     compare=close,
 )
 
@@ -363,12 +437,19 @@ def _encode_with(fold=str.lower, keep=None, unk=None):
     return encode
 
 
+def _unknown_lowercased(tokens: list[str], vocab: list[str]) -> tuple[list[int], list]:
+    """encode_folded that records an unknown token lowercased, so its capitals are lost."""
+    ids, record = encode_folded_reference(tokens, vocab)
+    return ids, [kept.lower() if i == len(vocab) else kept for i, kept in zip(ids, record)]
+
+
 def _fold_examples() -> Cases:
     return [((split_keep_spaces_reference(text), list(FOLD_VOCAB)), "") for text in FOLD_TEXTS]
 
 
 def _fold_tokens(rng: random.Random) -> list[str]:
-    pool = ["the", "The", "CAT", "cat", " ", "  ", "\n", ".", "dog", "Mat", "Straße", "straße"]
+    pool = ["the", "The", "CAT", "cat", " ", "  ", "\n", ".", "dog", "Dog", "Mat"]
+    pool += ["Straße", "straße"]
     return [rng.choice(pool) for _ in range(rng.randint(1, 14))]
 
 
@@ -392,13 +473,19 @@ ENCODE_FOLDED = examples_and_drawn(
             _encode_with(keep=lambda token, right: token),
         ),
         Mistake(
-            "look up token.lower(), not token.casefold(): 'Straße' folds to 'strasse'",
+            "lowercase, do not casefold: casefolding turns 'Straße' into 'strasse', which is "
+            "not the vocabulary's entry",
             _encode_with(fold=str.casefold),
         ),
         Mistake("the <unk> id is len(vocab), one past the last entry", _encode_with(unk=-1)),
+        Mistake(
+            "the record keeps the token as written: an unknown word keeps its capitals there, "
+            "since nothing else can give them back",
+            _unknown_lowercased,
+        ),
     ),
-    "look up each token's lowercase form; an absent one gets the id after the last entry; keep "
-    "the original token in the record wherever the entry alone would not give it back.",
+    "the record must hold whatever the vocabulary entry cannot give back: compare your ids "
+    "first, then your record, at the first difference.",
 )
 
 
@@ -435,6 +522,7 @@ def _decode_examples() -> Cases:
         (([0, 1], [None], FOLD_VOCAB), "ids and record differ in length: ValueError"),
         (([n], [None], FOLD_VOCAB), "the <unk> id without a record: ValueError"),
         (([n + 1], ["x"], FOLD_VOCAB), "an id past <unk>: ValueError"),
+        (([-1, 0], [None, None], FOLD_VOCAB), "a negative id: ValueError"),
     ]
 
 
@@ -549,8 +637,8 @@ BEST_ADDITIONS = examples_and_drawn(
             _additions_with(lambda rest, held, train, k: [w for w in held if w in rest]),
         ),
     ),
-    "the candidates are the training words past the top k (ranked by count, ties by first "
-    "occurrence); rank them by their count in the held-out words.",
+    "what ranks a candidate is how many held-out words it would make known; check which "
+    "training words are candidates, then the order of ties.",
 )
 
 SPECS = (
