@@ -564,10 +564,13 @@ def unambiguous(text: str, ranked: list[str], target: float) -> bool:
 
     Bytes per token is a fraction: an answer may divide (bytes / tokens >= target) or multiply
     (bytes >= target * tokens). The two agree whenever the fraction equals target exactly or
-    lies clearly away from it; a target a rounding error away from a fraction (1.1 against
-    11/10) could split right answers, so no case has one.
+    lies clearly away from it; a target a rounding error away from a fraction splits them (the
+    float 25 / 11 is reached by dividing 25 by 11, but 11 times it is more than 25), so no
+    case has one.
 
-    >>> unambiguous("你a", ["你", "a"], 2.0), unambiguous("ab你", ["你"], 1.1)
+    >>> unambiguous("你a", ["你", "a"], 2.0), unambiguous("你" * 7 + "abcd", ["你"], 25 / 11)
+    (True, False)
+    >>> 25 / 11 >= 25 / 11, 25 >= 25 / 11 * 11
     (True, False)
     """
     n_bytes, wanted = len(text.encode("utf-8")), Fraction(target)

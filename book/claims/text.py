@@ -372,7 +372,7 @@ CLAIMS: list[Claim] = [
         "char-compression-cs336",
         2,
         "cs336_2025_lecture1",
-        "its character tokenizer (a character's code point is its id) compresses "
+        "CS336's character tokenizer (a character's code point is its id) compresses "
         "\u201cHello, \U0001f30d! 你好!\u201d to 20 UTF-8 bytes in 13 tokens, 1.54 bytes per token",
         20 / 13,
         lecture_char_compression,
