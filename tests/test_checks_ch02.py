@@ -1,11 +1,13 @@
 """Chapter 02's specs beyond the generic mutation test (tests/test_check_specs.py): undefined and
 unattempted answers, partial credit by group with the hint naming the mistake, the rule that
-encode_nearest leaves its vocabulary alone, hints that never give the answer, and the
-references' own properties (checked against independent implementations)."""
+encode_nearest leaves its vocabulary alone, hints that never give the answer, right answers
+written another way (full points on every seed; no target a rounding error from a ratio), and
+the references' own properties (checked against independent implementations)."""
 
 import random
 import unicodedata
 
+import pytest
 from check_helpers import line
 from hypothesis import given
 from hypothesis import strategies as st
@@ -39,13 +41,15 @@ def test_an_encoder_that_grows_its_vocabulary_earns_nothing(capsys):
     assert "0/3 points" in line(capsys, ch02.check, "encode_nearest", grows)
 
 
-def test_a_slip_on_errors_costs_only_its_group(capsys):
-    def lenient_on_empty(text, ranked, target):
-        return ch02.fallback_budget_reference(text, ranked, target) if text else 0
+def test_a_slip_that_is_no_known_mistake_costs_only_its_group():
+    def off_by_one(ids, vocab):  # refuses the byte 0xFF, the last byte id
+        if len(vocab) + 255 in ids:
+            raise ValueError("id out of range")
+        return ch02.decode_report_reference(ids, vocab)
 
-    text = line(capsys, ch02.check, "fallback_budget", lenient_on_empty)
-    assert "groups passed: random texts; failed: the examples" in text
-    assert text.endswith("— 1/3 points\n")
+    result = ch02.DECODE_REPORT.result(off_by_one, random.Random(2))  # its draws hold 0xFF
+    assert "groups passed: the examples; failed: damaged ids" in result.line
+    assert result.line.endswith("— 2/3 points")
 
 
 def test_hints_never_give_the_answer():
@@ -150,3 +154,63 @@ def test_chinese_needs_hundreds_of_the_passages_characters():
     assert 300 < ch02.fallback_budget_reference(passages["Chinese"], ranked, 2.0) < len(ranked)
     plays = ch02._plays_vocab()
     assert all(ch02.fallback_budget_reference(p, plays, 1.01) is None for p in passages.values())
+
+
+def budget_by_products(text, ranked, target):
+    """Right, but compares bytes with target * tokens instead of dividing."""
+    if not text:
+        raise ValueError("empty")
+    n_bytes = len(text.encode())
+    for k in range(len(ranked) + 1):
+        known = set(ranked[:k])
+        if n_bytes >= target * sum(1 if c in known else len(c.encode()) for c in text):
+            return k
+    return None
+
+
+def lost_by_scanning(ids, vocab):
+    """Right, but finds the lost bytes by trying 1 to 4 bytes at each position."""
+    text = ch02.decode_report_reference(ids, vocab)[0]
+    data, owner = ch02._bytes_of(ids, vocab)
+    lost, at = set(), 0
+    while at < len(data):
+        for size in (1, 2, 3, 4):
+            try:
+                data[at : at + size].decode()
+            except UnicodeDecodeError:
+                continue
+            at += size
+            break
+        else:
+            lost.add(owner[at])
+            at += 1
+    return text, sorted(lost)
+
+
+def vocab_by_stable_sorts(text, max_size=None):
+    """Right, by two stable sorts: code point, then count."""
+    if max_size is not None and max_size < 0:
+        raise ValueError(max_size)
+    return sorted(sorted(set(text)), key=text.count, reverse=True)[:max_size]
+
+
+@pytest.mark.parametrize(
+    ("spec", "answer"),
+    [
+        (ch02.FALLBACK_BUDGET, budget_by_products),
+        (ch02.DECODE_REPORT, lost_by_scanning),
+        (ch02.BUILD_VOCAB, vocab_by_stable_sorts),
+    ],
+)
+def test_right_answers_written_another_way_earn_full_points(spec, answer):
+    for seed in range(1, 21):
+        result = spec.result(answer, random.Random(seed))
+        assert result.points == spec.points, (seed, result.line)
+
+
+def test_no_budget_case_puts_the_target_a_rounding_error_from_a_ratio():
+    cases = [args for args, _ in ch02._budget_examples()]
+    for seed in range(1, 51):
+        task = ch02.FALLBACK_BUDGET.task(random.Random(seed))
+        cases += [call.args for call in task.calls if call.hidden]
+    assert all(ch02.unambiguous(*args) for args in cases)

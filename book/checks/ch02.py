@@ -1,6 +1,6 @@
 """Checks of exercises/02_characters.ipynb, as one spec per task. The references are small
-functions written here (the chapter's tokenizer sorts by code point and breaks ties by first
-occurrence; none of these steps exists in book.tokenizers).
+functions written here (the chapter's tokenizer sorts its characters by code point; none of
+these steps exists in book.tokenizers).
 
 Each task asks for something the chapter did not write: a vocabulary ordered by frequency with
 a size limit, another policy for unknown characters (fold to known characters, and record what
@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 import unicodedata
 from collections import Counter
+from fractions import Fraction
 from functools import cache
 
 from book import corpora
@@ -72,13 +73,30 @@ def _vocab_with(rank=None, limit=None, negative_ok=False):
     return build_vocab
 
 
+def _ties_reversed(text: str) -> list[str]:
+    """Most frequent first, but equal counts in descending code-point order."""
+    counts = Counter(text)
+    return sorted(counts, key=lambda ch: (counts[ch], ch), reverse=True)
+
+
+def _cut_before_ties(text: str, max_size: int | None = None) -> list[str]:
+    """The max_size most common characters by Counter.most_common, then put in order: the
+    cut keeps the first-occurring of equal counts."""
+    if max_size is not None and max_size < 0:
+        raise ValueError(max_size)
+    counts = Counter(text)
+    kept = [ch for ch, _ in counts.most_common(max_size)]
+    return sorted(kept, key=lambda ch: (-counts[ch], ch))
+
+
 def _vocab_examples() -> Cases:
     cases: Cases = [((text, size), "") for text in VOCAB_TEXTS for size in MAX_SIZES]
     return [*cases, (("banana", -1), "a negative max_size raises ValueError")]
 
 
 def _vocab_draw(rng: random.Random) -> tuple:
-    text = "".join(rng.choice("abcxyzé日 ") for _ in range(rng.randint(2, 20)))
+    pieces = [*"abcxyzé日 ", "e\u0301"]  # é composed and decomposed
+    text = "".join(rng.choice(pieces) for _ in range(rng.randint(2, 20)))
     if rng.random() < 0.3:
         text = random_text(rng, rng.randint(1, 5))
     return text, rng.choice([None, 0, -rng.randint(1, 3), *range(1, 8)])
@@ -100,6 +118,23 @@ BUILD_VOCAB = examples_and_drawn(
             _vocab_with(rank=lambda text: sorted(set(text))),
         ),
         Mistake(
+            "of two characters with the same count, the smaller code point comes first: your "
+            "ties run backwards",
+            _vocab_with(rank=_ties_reversed),
+        ),
+        Mistake(
+            "count the characters of the text as they are: normalizing it first joins a letter "
+            "and its combining accent into one character, which changes what there is to count",
+            _vocab_with(
+                rank=lambda text: build_vocab_reference(unicodedata.normalize("NFC", text))
+            ),
+        ),
+        Mistake(
+            "equal counts at the cut are settled by code point too: cutting before the ties "
+            "are ordered keeps the characters that occur first instead",
+            _cut_before_ties,
+        ),
+        Mistake(
             "max_size 0 means an empty vocabulary; only None means no limit",
             _vocab_with(limit=lambda ranked, size: ranked[: size or None]),
         ),
@@ -108,8 +143,9 @@ BUILD_VOCAB = examples_and_drawn(
             _vocab_with(negative_ok=True),
         ),
     ),
-    "count every occurrence of each character, order the characters by count, largest first, "
-    "settling equal counts by the characters themselves, and keep at most max_size of them.",
+    "look at the first differing position: the character expected there occurs more often "
+    "than the one you put there, or as often with a smaller code point; and max_size caps the "
+    "length (None: no cap).",
 )
 
 # --- Task 2: encode_nearest ----------------------------------------------------------------------
@@ -132,15 +168,30 @@ SMALL_VOCABS = [
 ]
 
 
-def _fold(ch: str, form: str = "NFKD", keep_marks: bool = False) -> list[str]:
-    """The characters ch decomposes into, combining marks dropped (unless keep_marks)."""
+def _fold(
+    ch: str, form: str = "NFKD", keep_marks: bool = False, ascii_only: bool = False
+) -> list[str]:
+    """The characters ch decomposes into, combining marks dropped (unless keep_marks), and
+    with ascii_only everything beyond ASCII dropped too (encode("ascii", "ignore"))."""
     decomposed = unicodedata.normalize(form, ch)
+    if ascii_only:
+        return list(decomposed.encode("ascii", "ignore").decode("ascii"))
     return [c for c in decomposed if keep_marks or not unicodedata.category(c).startswith("M")]
 
 
-def _nearest_with(form="NFKD", keep_marks=False, first_only=False, id_positions=False):
-    """encode_nearest with one slip: the normal form, marks kept, one id per character, or
-    positions counted in ids."""
+def _nearest_with(
+    form="NFKD",
+    keep_marks=False,
+    first_only=False,
+    id_positions=False,
+    partial=False,
+    unk_only=False,
+    empty_folds=False,
+    ascii_only=False,
+):
+    """encode_nearest with one slip: the normal form, marks kept, one id per character,
+    positions counted in ids, a fold with unknown parts, only <unk> recorded, a character of
+    marks alone folded to nothing, or only the ASCII of a decomposition kept."""
 
     def encode_nearest(text, vocab):
         stoi = {ch: i for i, ch in enumerate(vocab)}
@@ -149,12 +200,15 @@ def _nearest_with(form="NFKD", keep_marks=False, first_only=False, id_positions=
             if ch in stoi:
                 ids.append(stoi[ch])
                 continue
-            changed.append((len(ids) if id_positions else position, ch))
-            base = _fold(ch, form, keep_marks)
-            if base and all(c in stoi for c in base):
-                ids.extend(stoi[c] for c in base[: 1 if first_only else None])
+            first_id = len(ids)
+            base = _fold(ch, form, keep_marks, ascii_only)
+            folds = (bool(base) or empty_folds) and all(c in stoi for c in base)
+            if folds or (partial and any(c in stoi for c in base)):
+                ids.extend(stoi.get(c, len(vocab)) for c in base[: 1 if first_only else None])
             else:
                 ids.append(len(vocab))
+            if not (unk_only and folds):
+                changed.append((first_id if id_positions else position, ch))
         return ids, changed
 
     return encode_nearest
@@ -189,10 +243,15 @@ def _nearest_examples() -> Cases:
     return cases + [((text, list(v)), "") for v in SMALL_VOCABS for text in NEAREST_TEXTS[:7]]
 
 
+# Vocabularies that know only some of the parts of a ligature, a fraction or a numeral.
+PART_VOCABS = ["abcdefghilnstuv1⁄2IX ", "abcdefhlnostuX1 "]
+
+
 def _nearest_draw(rng: random.Random) -> tuple:
     folds = ["é", "ﬁ", "½", "Ｆ", "ü", "e\u0301", "①", "Ⅻ", "ß", "日", "ﬂ", "ñ"]
     text = random_text(rng, rng.randint(1, 4)) + "".join(rng.sample(folds, 4))
-    vocab = rng.choice([_plays_vocab(), *SMALL_VOCABS, sorted(set("abcdefghilnstuv1⁄2IX "))])
+    parts = [sorted(set(chars)) for chars in PART_VOCABS]
+    vocab = rng.choice([_plays_vocab(), *SMALL_VOCABS, *parts])
     return text, list(vocab)
 
 
@@ -220,6 +279,25 @@ ENCODE_NEAREST = examples_and_drawn(
             _nearest_with(first_only=True),
         ),
         Mistake(
+            "a character folds only when every character it is made of is known; otherwise "
+            "the whole character becomes one <unk>",
+            _nearest_with(partial=True),
+        ),
+        Mistake(
+            "changed records the folded characters too, not only those that became <unk>",
+            _nearest_with(unk_only=True),
+        ),
+        Mistake(
+            "drop only the marks: a base character beyond ASCII (the fraction slash of ½, the "
+            "ε of έ) stays, and must be known for the character to fold",
+            _nearest_with(ascii_only=True),
+        ),
+        Mistake(
+            "a character that is all marks (a lone combining accent) leaves nothing once the "
+            "marks are gone: it becomes <unk>, it does not vanish",
+            _nearest_with(empty_folds=True),
+        ),
+        Mistake(
             "a change is recorded at its position in the text, not in the ids",
             _nearest_with(id_positions=True),
         ),
@@ -228,9 +306,9 @@ ENCODE_NEAREST = examples_and_drawn(
             _nearest_learning,
         ),
     ),
-    "keep a known character's id; take an unknown one apart into the characters it is made of, "
-    "leave out the accents and other marks, and use those if all are known, else the id after "
-    "the last entry; record every character not encoded as itself.",
+    "find the character of the text behind the first differing element: is it in vocab, and "
+    "what is left of its compatibility decomposition once the marks are gone? changed "
+    "must list every character that did not become its own id.",
     probe=VOCAB_UNCHANGED,
 )
 
@@ -278,8 +356,9 @@ def _bytes_of(ids: list[int], vocab: list[str]) -> tuple[bytes, list[int]]:
     return bytes(data), owner
 
 
-def _report_with(first_only=False):
-    """decode_report, or (first_only) one that records only the first id of a replaced run."""
+def _report_with(first_only=False, one_per_run=False):
+    """decode_report, or with one slip: only the first id of a replaced part recorded
+    (first_only), or one U+FFFD for adjacent replaced parts together (one_per_run)."""
 
     def decode_report(ids, vocab):
         data, owner = _bytes_of(ids, vocab)
@@ -289,7 +368,9 @@ def _report_with(first_only=False):
                 pieces.append(data[start:].decode("utf-8"))
                 break
             except UnicodeDecodeError as error:
-                pieces.append(data[start : start + error.start].decode("utf-8") + "\ufffd")
+                valid = data[start : start + error.start].decode("utf-8")
+                joined = one_per_run and not valid and pieces and pieces[-1].endswith("\ufffd")
+                pieces.append(valid if joined else valid + "\ufffd")
                 end = start + (error.start + 1 if first_only else error.end)
                 lost.update(owner[start + error.start : end])
                 start += error.end
@@ -327,6 +408,25 @@ def _report_text_positions(ids, vocab):
     return text, [i for i, ch in enumerate(text) if ch == "\ufffd"]
 
 
+def _report_whole_runs(ids, vocab):
+    """Every id of a run of byte ids lost when the run's bytes alone do not decode."""
+    text, _ = decode_report_reference(ids, vocab)
+    lost, run = [], []
+    for index in [*range(len(ids)), None]:
+        if index is not None and ids[index] >= len(vocab):
+            run.append(index)
+            continue
+        if _report_with()([ids[i] for i in run], vocab)[1]:
+            lost += run
+        run = []
+    return text, lost
+
+
+def _report_nothing_lost(ids, vocab):
+    """The right text, and nothing reported lost."""
+    return decode_report_reference(ids, vocab)[0], []
+
+
 def _report_lenient(ids, vocab):
     """Ids outside the range are skipped instead of refused."""
     return decode_report_reference([i for i in ids if 0 <= i < len(vocab) + 256], vocab)
@@ -356,8 +456,9 @@ def _report_draw(rng: random.Random) -> tuple:
         ids = ids[:at]
     elif how == 1 and ids:
         ids = ids[: min(at, len(ids) - 1)] + ids[min(at, len(ids) - 1) + 1 :]
-    elif how == 2:
-        ids = ids[:at] + [len(vocab) + rng.choice([0x80, 0xA9, 0xC3, 0xE4, 0xF0, 0xFF])] + ids[at:]
+    elif how == 2:  # one or two stray bytes: two make adjacent replaced parts
+        strays = rng.choices([0x80, 0xA9, 0xC3, 0xE4, 0xF0, 0xFF], k=rng.randint(1, 2))
+        ids = ids[:at] + [len(vocab) + byte for byte in strays] + ids[at:]
     else:
         ids = ids[:at] + [rng.choice([-1, len(vocab) + 256, len(vocab) + 300])] + ids[at:]
     return ids, vocab
@@ -383,16 +484,31 @@ DECODE_REPORT = examples_and_drawn(
             _report_text_positions,
         ),
         Mistake(
-            "every id with a byte in a replaced run is lost, not only the first of the run",
+            "every id with a byte in a replaced part is lost, not only the first of the part",
             _report_with(first_only=True),
+        ),
+        Mistake(
+            "errors='replace' writes one U+FFFD for each maximal invalid part, so two bad "
+            "parts in a row give two, not one for the whole run of bad bytes",
+            _report_with(one_per_run=True),
+        ),
+        Mistake(
+            "the text is right, but lost must name every id whose bytes were replaced",
+            _report_nothing_lost,
+        ),
+        Mistake(
+            "lost names only the ids whose own bytes were replaced: the other byte ids of the "
+            "same run decoded into characters",
+            _report_whole_runs,
         ),
         Mistake(
             "an id that is neither a character nor a byte names nothing: raise ValueError",
             _report_lenient,
         ),
     ),
-    "turn every id into its bytes, join them all and decode them at once the way "
-    "errors='replace' does, noting which ids the bytes of each replaced run came from.",
+    "text must be what errors='replace' gives for the bytes of all the ids together, and "
+    "lost exactly the ids that gave a byte to a replaced part: write out the failing "
+    "case's bytes and mark where each id's begin.",
 )
 
 # --- Task 4: fallback_budget ---------------------------------------------------------------------
@@ -408,18 +524,27 @@ def _per_token(text: str, known: set[str]) -> float:
     return len(text.encode("utf-8")) / _count_tokens(text, known)
 
 
-def _budget_with(per_token=_per_token, reached=float.__ge__, shift=0, order=list):
-    """fallback_budget with one slip: the measure, the comparison, the k returned, or the
-    order of the ranking."""
+def _budget_with(
+    per_token=_per_token,
+    reached=float.__ge__,
+    shift=0,
+    order=list,
+    start=0,
+    empty_ok=False,
+    unreached=None,
+):
+    """fallback_budget with one slip: the measure, the comparison, the k returned, the order
+    of the ranking, the first k tried, an empty text let through to a division by zero, or
+    what it returns when no k reaches the target (unreached(ranked))."""
 
     def fallback_budget(text, ranked, target):
-        if not text:
+        if not text and not empty_ok:
             raise ValueError("an empty text has no tokens")
         ranked = order(ranked)
-        for k in range(len(ranked) + 1):
+        for k in range(start, len(ranked) + 1):
             if reached(float(per_token(text, set(ranked[:k]))), float(target)):
                 return max(k + shift, 0)
-        return None
+        return unreached(ranked) if unreached else None
 
     return fallback_budget
 
@@ -432,6 +557,28 @@ def fallback_budget_reference(text: str, ranked: list[str], target: float) -> in
     (1, None)
     """
     return _budget_with()(text, ranked, target)
+
+
+def unambiguous(text: str, ranked: list[str], target: float) -> bool:
+    """Whether every way of comparing bytes per token with target agrees for every k.
+
+    Bytes per token is a fraction: an answer may divide (bytes / tokens >= target) or multiply
+    (bytes >= target * tokens). The two agree whenever the fraction equals target exactly or
+    lies clearly away from it; a target a rounding error away from a fraction splits them (the
+    float 25 / 11 is reached by dividing 25 by 11, but 11 times it is more than 25), so no
+    case has one.
+
+    >>> unambiguous("你a", ["你", "a"], 2.0), unambiguous("你" * 7 + "abcd", ["你"], 25 / 11)
+    (True, False)
+    >>> 25 / 11 >= 25 / 11, 25 >= 25 / 11 * 11
+    (True, False)
+    """
+    n_bytes, wanted = len(text.encode("utf-8")), Fraction(target)
+    for k in range(len(ranked) + 1 if text else 0):
+        ratio = Fraction(n_bytes, _count_tokens(text, set(ranked[:k])))
+        if ratio != wanted and abs(ratio - wanted) < Fraction(1, 10**9):
+            return False
+    return True
 
 
 def _multilingual_ranking() -> list[str]:
@@ -448,6 +595,7 @@ def _budget_examples() -> Cases:
         (("hé", ["h", "é"], 1.5), ""),
         (("hello", ["h", "e"], 1.0), "nothing known is one byte per token"),
         (("ab", ["a", "b"], 2.0), "never reached: None"),
+        (("你ab", ["你", "a", "b"], 1.67), "5/3 bytes per token is less than 1.67"),
         (("👍🏽 ok", ["o", "k", " ", "🏽", "👍"], 2.5), ""),
         (("", ["a"], 1.0), "an empty text raises ValueError"),
         ((chinese, _multilingual_ranking(), 2.0), "the Chinese passage, all the passages' ranking"),
@@ -457,16 +605,22 @@ def _budget_examples() -> Cases:
 
 
 def _budget_draw(rng: random.Random) -> tuple:
-    """A passage window or a made-up text, a ranking of its characters, and a target that one
-    k reaches exactly (so that 'at least' is tested)."""
+    """A passage window or a made-up text (now and then empty), a ranking of its characters,
+    and a target that one k reaches exactly (so that 'at least' is tested), that rounds from
+    one (so that rounding is), or 1.0, which no vocabulary is needed for."""
     language = rng.choice(sorted(corpora.parallel()))
     text = window(rng, corpora.parallel()[language], rng.randint(5, 60))
     if rng.random() < 0.4:
         text = random_text(rng, rng.randint(1, 5))
+    if rng.random() < 0.05:
+        text = ""
     ranked = build_vocab_reference(text)
     k = rng.randint(0, len(ranked))
-    target = _per_token(text, set(ranked[:k])) if text else 1.0
-    return text, ranked, rng.choice([target, target, round(target + 0.05, 2)])
+    exact = _per_token(text, set(ranked[:k])) if text else 1.0
+    for target in rng.sample([exact, round(exact, 2), round(exact + 0.05, 2), 1.0], 4):
+        if unambiguous(text, ranked, target):
+            return text, ranked, target
+    return text, ranked, 1.0
 
 
 FALLBACK_BUDGET = examples_and_drawn(
@@ -484,6 +638,11 @@ FALLBACK_BUDGET = examples_and_drawn(
             _budget_with(per_token=lambda text, known: len(text) / _count_tokens(text, known)),
         ),
         Mistake(
+            "compare bytes per token with the target as it is: rounded first, a ratio just "
+            "below the target can pass for it",
+            _budget_with(per_token=lambda text, known: round(_per_token(text, known), 2)),
+        ),
+        Mistake(
             "reaching the target exactly is enough: at least, not more than",
             _budget_with(reached=float.__gt__),
         ),
@@ -493,13 +652,27 @@ FALLBACK_BUDGET = examples_and_drawn(
             _budget_with(shift=-1),
         ),
         Mistake(
+            "the empty vocabulary is a candidate too: with k = 0 every token is one byte, "
+            "which may already reach the target",
+            _budget_with(start=1),
+        ),
+        Mistake(
+            "when not even all of ranked reaches the target, the answer is None, not the size "
+            "of ranked",
+            _budget_with(unreached=len),
+        ),
+        Mistake(
             "the vocabulary of size k is the first k characters of ranked, in its order",
             _budget_with(order=sorted),
         ),
+        Mistake(
+            "an empty text has no tokens: raise ValueError before dividing by zero",
+            _budget_with(empty_ok=True),
+        ),
     ),
-    "try the vocabularies made of the first 0, 1, 2, … characters of ranked and return the size "
-    "of the first that gives target bytes per token or more, counting an unknown character as "
-    "one token per byte of its UTF-8 encoding.",
+    "work out bytes per token by hand for the failing case, with the vocabulary of the size "
+    "you returned and of one less: the answer is the first size at which the text reaches "
+    "the target, and None if even all of ranked does not.",
 )
 
 

@@ -20,7 +20,7 @@ import regex
 from book import corpora, walkthroughs
 from book.analysis import bytes_per_token, oov_rate, tokens_per_word
 from book.analysis.zipf import zipf_least_squares, zipf_max_likelihood
-from book.claims.core import Claim, approx, approx_each, between
+from book.claims.core import Claim, approx, approx_each
 from book.tokenizers import ByteTokenizer, CharTokenizer, WordTokenizer
 from book.tokenizers.basic.words import split_words
 
@@ -122,15 +122,6 @@ def plays_char_tokenizer() -> CharTokenizer:
     return CharTokenizer.train(corpora.english("train"))
 
 
-def english_texts() -> dict[str, str]:
-    """The book's English texts: the plays, the Python docs, the parallel passage."""
-    return {
-        "the plays": corpora.english("all"),
-        "the Python docs": corpora.technical(),
-        "the English passage": corpora.parallel()["English"],
-    }
-
-
 def windows_1252() -> frozenset[str]:
     """The 256 characters of windows-1252 as the web's Encoding Standard defines it.
 
@@ -148,15 +139,6 @@ def windows_1252() -> frozenset[str]:
         except UnicodeDecodeError:
             chars.add(chr(byte))
     return frozenset(chars)
-
-
-def outside(charset: frozenset[str], texts: list[str] | tuple[str, ...]) -> str:
-    """The distinct characters of ``texts`` that ``charset`` lacks, in code-point order.
-
-    >>> outside(frozenset("abc "), ["a cab", "bad"])
-    'd'
-    """
-    return "".join(sorted({ch for text in texts for ch in text} - charset))
 
 
 def letters_per_word(text: str) -> float:
@@ -181,11 +163,42 @@ def char_bytes_per_token() -> dict[str, float]:
     return {name: bytes_per_token(tok, passage) for name, passage in passages.items()}
 
 
-def _show_compression(ratios: dict[str, float]) -> str:
-    """The passages within 5% of 1.0 by name, then a few of the others with their ratio."""
-    near_one = [name for name, ratio in ratios.items() if abs(ratio - 1) < 0.05]
-    others = ", ".join(f"{name} {ratios[name]:.2f}" for name in ("Russian", "Hindi", "Chinese"))
-    return f"within 5% of 1.0: {', '.join(near_one)}; {others}"
+# The string CS336's first lecture encodes with each of its tokenizers.
+LECTURE_STRING = "Hello, \U0001f30d! 你好!"
+
+
+def lecture_char_compression() -> float:
+    """Bytes per token of a character tokenizer (one token a character) on the lecture's
+    string: what its code-point tokenizer gives, since it too spends one id a character."""
+    return bytes_per_token(CharTokenizer.train(LECTURE_STRING), LECTURE_STRING)
+
+
+def _show_compression(ratio: float) -> str:
+    """The lecture's ratio, then the lowest and highest of the book's passages."""
+    ratios = char_bytes_per_token()
+    low, high = min(ratios, key=ratios.get), max(ratios, key=ratios.get)
+    return (
+        f"{ratio:.2f} on the lecture's string; on the book's passages from {ratios[low]:.2f} "
+        f"({low}) to {ratios[high]:.2f} ({high}): it depends on the script"
+    )
+
+
+def unknown_shares() -> tuple[float, float]:
+    """The share of The Tempest's tokens that are unknown: characters under the training
+    plays' characters, words under the training plays' words."""
+    heldout = corpora.english("heldout")
+    return oov_rate(plays_char_tokenizer().vocab, heldout), heldout_oov_all_training_words()
+
+
+def _show_unknowns(shares: tuple[float, float]) -> str:
+    """Both shares, and the passages whose characters the plays do not all know."""
+    known = set(plays_char_tokenizer().vocab)
+    unknown = {name: oov_rate(known, passage) for name, passage in corpora.parallel().items()}
+    return (
+        f"The Tempest: {shares[0]:.1%} of character tokens unknown, {shares[1]:.1%} of word "
+        f"tokens; under the plays' characters, {unknown['French']:.0%} of the French passage's "
+        f"characters and {unknown['Chinese']:.0%} of the Chinese"
+    )
 
 
 # -------------------------------------------------- chapter 03: words ---------------------
@@ -319,28 +332,26 @@ CLAIMS: list[Claim] = [
         ),
     ),
     Claim(
-        "char-vocab-60-100",
+        "char-vocab-65",
         2,
         "karpathy2022nanogpt",
-        "circulates: a character vocabulary of English prose has 60 to 100 characters "
-        "(nanoGPT's tiny Shakespeare: \u201cvocab size: 65\u201d)",
-        (60, 100),
+        "a character vocabulary of Shakespeare has about 65 characters (nanoGPT's tiny "
+        "Shakespeare: \u201cvocab size: 65\u201d)",
+        65,
         lambda: plays_char_tokenizer().n_vocab,
-        agrees=between,
-        show=lambda v: f"{v} characters in the two training plays",
+        agrees=approx(0.1),
+        show=lambda v: f"{v} characters in the two training plays (not one digit)",
     ),
     Claim(
-        "char-256-covers-english",
+        "char-fewer-unknowns",
         2,
-        "whatwg_encoding",
-        "circulates: about 256 characters are enough for any English text (settled here "
-        "with the Encoding Standard's windows-1252)",
-        "",
-        lambda: outside(windows_1252(), NAMES_AND_SYMBOLS),
-        show=lambda v: (
-            "windows-1252 (256 characters) covers the book's English texts, but six ordinary "
-            f"English sentences use {len(v)} characters outside it: {' '.join(v)}"
-        ),
+        "hf_course_ch2",
+        "characters give \u201cmuch fewer out-of-vocabulary (unknown) tokens, since every "
+        "word can be built from characters\u201d",
+        True,
+        unknown_shares,
+        agrees=lambda claimed, computed: (computed[0] < computed[1]) == claimed,
+        show=_show_unknowns,
     ),
     Claim(
         "char-ten-words-50-tokens",
@@ -358,25 +369,14 @@ CLAIMS: list[Claim] = [
         ),
     ),
     Claim(
-        "char-context-50-words",
-        2,
-        "karpathy2022nanogpt",
-        "circulates: a context of 256 characters, nanoGPT's Shakespeare setting, is "
-        "about 50 English words",
-        50,
-        lambda: round(256 / heldout_chars_per_word()),
-        agrees=approx(0.1),
-        show=lambda v: f"{v} words of The Tempest",
-    ),
-    Claim(
-        "char-compression-1",
+        "char-compression-cs336",
         2,
         "cs336_2025_lecture1",
-        "circulates: a character tokenizer compresses to about 1.0 UTF-8 byte per token "
-        "(CS336's compression ratio)",
-        1.0,
-        char_bytes_per_token,
-        agrees=lambda claimed, computed: all(abs(v - claimed) < 0.05 for v in computed.values()),
+        "CS336's character tokenizer (a character's code point is its id) compresses "
+        "\u201cHello, \U0001f30d! 你好!\u201d to 20 UTF-8 bytes in 13 tokens, 1.54 bytes per token",
+        20 / 13,
+        lecture_char_compression,
+        agrees=approx(0.001),
         show=_show_compression,
     ),
     Claim(
