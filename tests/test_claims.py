@@ -60,6 +60,7 @@ def test_every_claim_computes_and_is_shown(checked):
     ("claim_id", "agrees"),
     [
         ("utf8-family-emoji", True),  # 4 emoji + 3 joiners, 4 * 4 + 3 * 3 = 25 bytes
+        ("utf8-ascii-european", False),  # Vietnamese letters with two diacritics take 3 bytes
         ("utf8-cjk-three-bytes", False),  # Han above U+FFFF takes 4 bytes
         ("char-256-covers-english", False),  # names and symbols outside windows-1252
         ("char-compression-1", False),  # 1.0 only where a character is one byte (Latin scripts)
