@@ -532,13 +532,13 @@ DECODE_PREFIX = TaskSpec(
         Mistake(CODEC_SAYS, _decode_codec),
         Mistake(CODEC_SAYS, _decode_constructor),
         _decode_slip(
-            "a code point written with more bytes than it needs (overlong) is invalid",
-            overlong=True,
-        ),
-        _decode_slip(
             "refusing the 13 bytes UTF-8 never uses is not enough: E0 80 80 uses none of them, "
             "yet writes U+0000 in three bytes (overlong)",
             never_bytes=True,
+        ),
+        _decode_slip(
+            "a code point written with more bytes than it needs (overlong) is invalid",
+            overlong=True,
         ),
         _decode_slip("surrogates (ED A0 to ED BF) are not characters", surrogates=True),
         _decode_slip("every byte after the lead must start with the bits 10", tails=False),
@@ -644,14 +644,14 @@ TRUNCATE_GRAPHEMES = TaskSpec(
     ),
     (
         Mistake(
-            "a cut between code points can still split a grapheme: a grapheme is kept whole or "
-            "not at all",
-            truncate_reference,
-        ),
-        Mistake(
             "a grapheme is more than a letter and its combining marks: a zero-width joiner, a "
             "skin tone or a second regional indicator belongs to the grapheme before it",
             _graphemes_cut_by(_grapheme_bytes, split=_marks_join),
+        ),
+        Mistake(
+            "a cut between code points can still split a grapheme: a grapheme is kept whole or "
+            "not at all",
+            truncate_reference,
         ),
         Mistake(
             "a grapheme costs the UTF-8 bytes of all its code points, not of its first one",
