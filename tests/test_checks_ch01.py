@@ -1,6 +1,7 @@
 """Chapter 01's specs beyond the generic mutation test (tests/test_check_specs.py): the rule
-"without str.encode or bytes.decode" enforced through the notebook's own helpers, partial
-credit by group, unattempted answers, and the references agreeing with Python's codec.
+"without Python's UTF-8 codec" enforced through the notebook's own helpers and on the codec's
+other routes, partial credit by group, unattempted answers, and the references agreeing with
+Python's codec.
 
 ``grade_locally`` is shared with the tests of other chapters' checks."""
 
@@ -57,25 +58,60 @@ def test_the_codec_is_refused_even_behind_a_helper_of_the_notebook(capsys):
     assert line(capsys, ch01.check, "utf8_length", space["by_hand"]).startswith("✔")
 
 
+CODEC_ROUTES = """
+import codecs
+ENCODING = "utf-8"
+def constructor(code_point):
+    return len(bytes(chr(code_point), "utf-8"))
+def other_spelling(code_point):
+    return len(bytearray(chr(code_point), "U8"))
+def module(code_point):
+    return len(codecs.encode(chr(code_point), "utf-8"))
+def global_name(code_point):
+    return len(bytes(chr(code_point), ENCODING))
+def default(code_point, encoding="utf8"):
+    return len(bytes(chr(code_point), encoding))
+def default_encoding(ids):
+    return str(bytes(ids), errors="strict"), len(ids)
+def bytes_literal(ids):
+    return str(b"".join(b"%c" % byte for byte in ids), "utf-8"), len(ids)
+def by_hand(code_point):
+    if code_point > 0x10FFFF:
+        raise ValueError("utf-8 has no such character")
+    return 1 if code_point < 0x80 else 2 if code_point < 0x800 else 3 if code_point < 0x10000 else 4
+"""
+
+
+def test_the_codec_is_refused_by_its_other_routes_and_a_message_naming_it_is_not(capsys):
+    space = notebook_functions(CODEC_ROUTES)
+    for name in ["constructor", "other_spelling", "module", "global_name", "default"]:
+        out = line(capsys, ch01.check, "utf8_length", space[name])
+        assert "0/2 points" in out and ch01.CODEC_SAYS in out, name
+    for name in ["default_encoding", "bytes_literal"]:
+        out = line(capsys, ch01.check, "decode_prefix", space[name])
+        assert "0/3 points" in out and ch01.CODEC_SAYS in out, name
+    assert line(capsys, ch01.check, "utf8_length", space["by_hand"]).startswith("✔")
+
+
 def test_a_slip_costs_only_its_group(tmp_path):
-    def stripped_first(text):  # only a text of whitespace tells
-        return ch01.bytes_per_grapheme_reference(text.strip())
+    def zero_for_empty(text, max_bytes):  # only the empty text tells
+        return ch01.truncate_graphemes_reference(text, max_bytes) if text else "0"
 
     def encode_with_wrong_error(code_point):
         try:
             return ch01.encode_code_point_reference(code_point)
         except ValueError:
-            if code_point == -1:
+            if code_point == -0x80:  # only the group "not characters" has it
                 return []
             raise
 
-    half = dict(RIGHT, bytes_per_grapheme=stripped_first)
+    half = dict(RIGHT, truncate_graphemes=zero_for_empty)
     half["encode_code_point"] = encode_with_wrong_error
     tasks = ch01.judge_tasks(random.Random(4))
     points = grade_locally(tasks, half, tmp_path)
     assert points == {
         **{name: spec.points for name, spec in BY_NAME.items()},
-        "bytes_per_grapheme": 2,
+        "truncate_graphemes": 2,
         "encode_code_point": 2,
     }
 

@@ -1,21 +1,32 @@
 """Checks of exercises/01_text_to_numbers.ipynb, as one spec per task. Python's own UTF-8 codec
 is the reference (no tokenizer step is involved).
 
-Tasks 1-4 do by hand what ``str.encode`` and ``bytes.decode`` do, and say so: the probe refuses
-an answer whose code (or a function of the notebook it calls) names ``encode`` or ``decode``,
-so the chapter's one-line ``encode`` earns nothing. Task 5 asks for a measure, not a letter.
-Each task's known mistakes are code; every group of cases catches each of them
-(``tests/test_check_specs.py`` proves it on seeds 1-20).
+Tasks 1-4 do by hand what Python's UTF-8 codec does, and say so: the probe refuses an answer
+whose code (or a function of the notebook it calls) reaches the codec by any of the plain
+routes: ``str.encode``, ``bytes.decode``, the ``bytes``, ``bytearray`` and ``str``
+constructors with an encoding, ``codecs``, or bytes objects at all (a by-hand answer works
+with ints). So the chapter's one-line ``encode`` earns nothing. Task 5 cuts text at grapheme
+boundaries, a variant of task 3; the codec is allowed there. Each task's known mistakes are
+code; every group of cases catches each of them (``tests/test_check_specs.py`` proves it on
+seeds 1-20).
 """
 
 from __future__ import annotations
 
 import random
+import unicodedata
 
 import regex
 
-from book.checks.answers import close
-from book.checks.spec import Cases, Group, Mistake, TaskSpec, checks_of, random_text
+from book.checks.spec import (
+    Cases,
+    Group,
+    Mistake,
+    TaskSpec,
+    checks_of,
+    drawn_until_caught,
+    random_text,
+)
 
 # Both ends of every UTF-8 length range, plus characters from several scripts.
 CODE_POINTS = [0x00, 0x41, 0x7F, 0x80, 0xE9, 0x7FF, 0x800, 0x20AC, 0x4F60, 0xD7FF, 0xE000]
@@ -23,10 +34,43 @@ CODE_POINTS += [0xFFFF, 0x10000, 0x1F30D, 0x10FFFF]
 BOUNDARIES = [0x7F, 0x80, 0x7FF, 0x800, 0xFFFF, 0x10000]
 RANGES = [(0, 0x7F), (0x80, 0x7FF), (0x800, 0xD7FF), (0xE000, 0xFFFF), (0x10000, 0x10FFFF)]
 
-# Runs in the learner's kernel: an answer that names encode or decode (in its own code, its
+# Runs in the learner's kernel: an answer that reaches Python's codec (in its own code, its
 # nested functions, or a function of the notebook it calls) returns the refusal on every case.
-BY_HAND = """
-REFUSED = "uses str.encode or bytes.decode"
+BY_HAND = '''
+import codecs
+
+REFUSED = "uses Python's UTF-8 codec"
+# The codec's methods and module, and bytes objects, which only the codec needs here.
+CODEC_NAMES = {"encode", "decode", "codecs", "_codecs", "bytes", "bytearray", "to_bytes"}
+CODEC_NAMES |= {"fromhex", "getdefaultencoding", "getpreferredencoding"}
+
+
+def _codec_value(value):
+    """A bytes object, or the name of a UTF-8 codec ('utf-8', 'utf8', 'U8'...)."""
+    if isinstance(value, (bytes, bytearray)):
+        return True
+    if not isinstance(value, str) or len(value) > 20:
+        return False
+    try:
+        return codecs.lookup(value).name.startswith("utf-8")
+    except (LookupError, ValueError):
+        return False
+
+
+def _reaches_codec(code, space):
+    """Whether code names the codec, holds a codec value, or passes encoding= or errors=."""
+    if set(code.co_names) & CODEC_NAMES:
+        return True
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            if _reaches_codec(const, space):
+                return True
+        elif isinstance(const, tuple):  # the keyword names of a call
+            if {"encoding", "errors"} & set(const):
+                return True
+        elif _codec_value(const):
+            return True
+    return any(_codec_value(space.get(name)) for name in code.co_names)
 
 
 def _names(code):
@@ -42,14 +86,15 @@ def _uses_codec(function, seen):
     if code is None or id(function) in seen:
         return False
     seen.add(id(function))
-    names = _names(code)
-    if names & {"encode", "decode"}:
-        return True
     space = getattr(function, "__globals__", {})
+    held = list(function.__defaults__ or ()) + list((function.__kwdefaults__ or {}).values())
+    held += [cell.cell_contents for cell in function.__closure__ or ()]
+    if _reaches_codec(code, space) or any(_codec_value(value) for value in held):
+        return True
     return any(
         getattr(space.get(name), "__module__", None) == "__main__"
         and _uses_codec(space[name], seen)
-        for name in names
+        for name in _names(code)
     )
 
 
@@ -57,10 +102,11 @@ def probe(answer, *args):
     if _uses_codec(answer, set()):
         return REFUSED
     return answer(*args)
-"""
+'''
 CODEC_SAYS = (
-    "tasks 1-4 are done by hand: your answer (or a function it calls) uses str.encode or "
-    "bytes.decode"
+    "tasks 1-4 are done by hand, with ints: your answer (or a function it calls) uses Python's "
+    "UTF-8 codec (str.encode, bytes.decode, bytes(text, ...), str(data, ...), codecs or bytes "
+    "objects)"
 )
 
 
@@ -124,9 +170,15 @@ UTF8_LENGTH = TaskSpec(
     ),
     (
         Mistake(CODEC_SAYS, lambda code_point: len(chr(code_point).encode())),
+        Mistake(CODEC_SAYS, lambda code_point: len(bytes(chr(code_point), "utf-8"))),
         Mistake(
             "a range's last code point belongs to it: 0x7F still takes one byte",
             _length_by_threshold([0x7E, 0x7FE, 0xFFFE]),
+        ),
+        Mistake(
+            "a length's payload bits are what it can hold: a code point of exactly 7 bits still "
+            "takes one byte",
+            lambda code_point: 1 + sum(code_point.bit_length() >= bits for bits in (7, 11, 16)),
         ),
         Mistake(
             "UTF-8 has four lengths: code points past 0xFFFF take four bytes",
@@ -145,14 +197,15 @@ UTF8_LENGTH = TaskSpec(
 # --- Task 2: encode_code_point -------------------------------------------------------------------
 
 
-def _bits(code_point: int, *, reverse: bool = False, mark: int = 0x80) -> list[int]:
-    """UTF-8's bit layout with no check of the value; reverse and mark make the slips."""
+def _bits(code_point: int, *, reverse: bool = False, mark: int = 0x80, lead4: int = 0xF0):
+    """UTF-8's bit layout with no check of the value; the options make the slips."""
     n = 1 if code_point <= 0x7F else 2 if code_point <= 0x7FF else 3 if code_point <= 0xFFFF else 4
     if n == 1:
         return [code_point]
     tail = [mark | (code_point >> 6 * k & 0x3F) for k in range(n - 1)]
     tail = tail if reverse else tail[::-1]
-    return [(0xF00 >> n & 0xFF) | code_point >> 6 * (n - 1)] + tail
+    marker = {2: 0xC0, 3: 0xE0, 4: lead4}[n]
+    return [marker | code_point >> 6 * (n - 1)] + tail
 
 
 def encode_code_point_reference(code_point: int) -> list[int]:
@@ -172,16 +225,26 @@ def _encode_codec(code_point):
     return list(chr(code_point).encode())
 
 
-def _encode_surrogates(code_point):
-    if not 0 <= code_point <= 0x10FFFF:
-        raise ValueError("outside Unicode")
-    return _bits(code_point)
-
-
-def _encode_past_unicode(code_point):
-    if code_point < 0 or 0xD800 <= code_point <= 0xDFFF:
+def _encode_constructor(code_point):
+    if not 0 <= code_point <= 0x10FFFF or 0xD800 <= code_point <= 0xDFFF:
         raise ValueError("not a character")
-    return _bits(code_point)
+    return list(bytearray(chr(code_point), "utf8"))
+
+
+def _encode_refusing(*refused):
+    """An encoder by hand that raises ValueError only for the refused kinds of value."""
+    tests = {
+        "negative": lambda code_point: code_point < 0,
+        "surrogate": lambda code_point: 0xD800 <= code_point <= 0xDFFF,
+        "past Unicode": lambda code_point: code_point > 0x10FFFF,
+    }
+
+    def encode(code_point):
+        if any(tests[kind](code_point) for kind in refused):
+            raise ValueError("not a character")
+        return _bits(code_point)
+
+    return encode
 
 
 def _checked(slip):
@@ -192,8 +255,9 @@ def _checked(slip):
     return encode
 
 
-# Every group holds a surrogate, a value past U+10FFFF and multi-byte characters.
-TRAPS = [0xD800, 0x110000, 0xE9, 0x20AC, 0x1F30D]
+# Every group holds a negative value, a surrogate, a value past U+10FFFF and characters of two,
+# three and four bytes.
+TRAPS = [-1, 0xD800, 0x110000, 0xE9, 0x20AC, 0x1F30D]
 
 
 def _encode_hidden(rng: random.Random) -> Cases:
@@ -207,16 +271,24 @@ ENCODE_CODE_POINT = TaskSpec(
     encode_code_point_reference,
     (
         Group("each length", 1, lambda: _cases(CODE_POINTS + TRAPS)),
-        Group("not characters", 1, lambda: _cases([0xDFFF, 0x1FFFFF, -1] + TRAPS)),
+        Group("not characters", 1, lambda: _cases([0xDFFF, 0x1FFFFF, -0x80] + TRAPS)),
         Group("random code points", 1, hidden=_encode_hidden),
     ),
     (
         Mistake(CODEC_SAYS, _encode_codec),
+        Mistake(CODEC_SAYS, _encode_constructor),
         Mistake(
             "surrogates (U+D800-U+DFFF) are not characters: UTF-8 refuses them",
-            _encode_surrogates,
+            _encode_refusing("negative", "past Unicode"),
         ),
-        Mistake("Unicode ends at U+10FFFF: larger values are not characters", _encode_past_unicode),
+        Mistake(
+            "Unicode ends at U+10FFFF: larger values are not characters",
+            _encode_refusing("negative", "surrogate"),
+        ),
+        Mistake(
+            "code points start at 0: a negative value is not a character",
+            _encode_refusing("surrogate", "past Unicode"),
+        ),
         Mistake(
             "the continuation bytes hold the code point's bits most significant first",
             _checked(lambda code_point: _bits(code_point, reverse=True)),
@@ -225,10 +297,13 @@ ENCODE_CODE_POINT = TaskSpec(
             "every byte after the lead starts with the bits 10",
             _checked(lambda code_point: _bits(code_point, mark=0)),
         ),
+        Mistake(
+            "a four-byte lead starts with 11110: four 1s, then a 0",
+            _checked(lambda code_point: _bits(code_point, lead4=0xF8)),
+        ),
     ),
-    "the lead byte says how many bytes follow and holds the code point's highest bits; each "
-    "byte after it carries 6 more bits behind its marker; check first that the value is a "
-    "character at all.",
+    "compare your bytes, bit by bit, with the chapter's table of UTF-8's bit patterns, and "
+    "check that the value is a character at all.",
     probe=BY_HAND,
 )
 
@@ -252,6 +327,12 @@ def _truncate_codec(text, max_bytes):
     return text.encode()[:max_bytes].decode(errors="ignore")
 
 
+def _truncate_constructors(text, max_bytes):
+    if max_bytes < 0:
+        raise ValueError("negative")
+    return str(bytes(text, "utf-8")[:max_bytes], "utf-8", "ignore")
+
+
 def _truncate_by(cost, stop_at_full=False):
     def truncate(text, max_bytes):
         if max_bytes < 0:
@@ -264,6 +345,18 @@ def _truncate_by(cost, stop_at_full=False):
         return text
 
     return truncate
+
+
+def _truncate_skipping(text, max_bytes):
+    """Keeps every character that still fits, skipping those that do not: not a prefix."""
+    if max_bytes < 0:
+        raise ValueError("negative")
+    kept, used = [], 0
+    for ch in text:
+        if used + _character_bytes(ch) <= max_bytes:
+            kept.append(ch)
+            used += _character_bytes(ch)
+    return "".join(kept)
 
 
 def _truncate_negative(text, max_bytes):
@@ -286,6 +379,8 @@ def _truncate_hidden(rng: random.Random) -> Cases:
         text = random_text(rng, rng.randint(1, 6)) + rng.choice(["é", "日", "🦙"])
         size = len(text.encode("utf-8"))
         cases += [(text, rng.randint(0, size + 2)), (text, size), (text, size - 1)]
+    # A character that does not fit, then one that would: only a prefix stops at the first.
+    cases.append((rng.choice(["日", "🦙", "é"]) + rng.choice("abc") + random_text(rng, 2), 1))
     return _cases(cases + [("日本", 4), (text, -rng.randint(1, 9))], "random")
 
 
@@ -298,15 +393,21 @@ TRUNCATE_UTF8 = TaskSpec(
     ),
     (
         Mistake(CODEC_SAYS, _truncate_codec),
+        Mistake(CODEC_SAYS, _truncate_constructors),
         Mistake(
             "the limit is in bytes, not characters: a character may take up to four",
             _truncate_by(lambda ch: 1),
         ),
         Mistake("a prefix of exactly max_bytes bytes fits", _truncate_by(_character_bytes, True)),
+        Mistake(
+            "the result is a prefix of the text: nothing after the first character that does not "
+            "fit is kept",
+            _truncate_skipping,
+        ),
         Mistake("a negative max_bytes is an error, not an empty budget", _truncate_negative),
     ),
-    "add up the UTF-8 length of each character in turn; the prefix ends before the first "
-    "character that would take the total past the limit.",
+    "the result is a prefix of the text made of whole characters, its UTF-8 length is at most "
+    "max_bytes, and the next longer prefix would not fit.",
     probe=BY_HAND,
 )
 
@@ -329,24 +430,45 @@ def _decode_codec(ids):
         return bytes(ids[: error.start]).decode(), error.start
 
 
+def _decode_constructor(ids):
+    try:
+        return str(bytes(ids), errors="strict"), len(ids)
+    except UnicodeDecodeError as error:
+        return str(bytes(ids[: error.start]), errors="strict"), error.start
+
+
 SMALLEST = {1: 0, 2: 0x80, 3: 0x800, 4: 0x10000}
+NEVER = {0xC0, 0xC1, *range(0xF5, 0x100)}  # the 13 byte values UTF-8 never uses
 
 
-def _decode_by_hand(ids, *, overlong=False, surrogates=False, tails=True, count_chars=False):
-    """A decoder by hand; each flag lets one kind of bad character through (the slips)."""
+def _decode_by_hand(
+    ids,
+    *,
+    overlong=False,
+    never_bytes=False,
+    surrogates=False,
+    tails=True,
+    count_chars=False,
+    cut_used=False,
+):
+    """A decoder by hand; each flag makes one slip (lets one kind of bad character through)."""
     chars, i = [], 0
     while i < len(ids):
         lead = ids[i]
         n = 1 if lead < 0x80 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
-        if 0x80 <= lead < 0xC0 or lead >= 0xF8:
+        if 0x80 <= lead < 0xC0 or lead >= 0xF8 or (never_bytes and lead in NEVER):
             break
         tail = ids[i + 1 : i + n]
-        if len(tail) < n - 1 or (tails and any(byte >> 6 != 0b10 for byte in tail)):
+        if len(tail) < n - 1:
+            i = len(ids) if cut_used else i
+            break
+        if tails and any(byte >> 6 != 0b10 for byte in tail):
             break
         code_point = lead & (0xFF >> (n + 1) if n > 1 else 0x7F)
         for byte in tail:
             code_point = code_point << 6 | byte & 0x3F
-        if (code_point < SMALLEST[n] and not overlong) or code_point > 0x10FFFF:
+        checked = not (overlong or never_bytes)
+        if (code_point < SMALLEST[n] and checked) or code_point > 0x10FFFF:
             break
         if 0xD800 <= code_point <= 0xDFFF and not surrogates:
             break
@@ -361,10 +483,11 @@ def _decode_slip(says: str, **slip: bool) -> Mistake:
     return Mistake(says, lambda ids: _decode_by_hand(ids, **slip))
 
 
-# Every group holds an overlong form, a surrogate, a bad continuation byte and a cut character,
-# each after a valid multi-byte character.
-DECODE_TRAPS = [[0xC3, 0xA9, 0xC0, 0x80], [0xC3, 0xA9, 0xED, 0xA0, 0x80, 0x41]]
-DECODE_TRAPS += [[0xC3, 0xA9, 0xE2, 0x82, 0x41], [0xE2, 0x82, 0xAC, 0xE4, 0xBD]]
+# Every group holds overlong forms of two and three bytes, a surrogate, a bad continuation byte
+# and a cut character at the end, each after a valid multi-byte character.
+DECODE_TRAPS = [[0xC3, 0xA9, 0xC0, 0x80], [0xC3, 0xA9, 0xE0, 0x9F, 0xBF]]
+DECODE_TRAPS += [[0xC3, 0xA9, 0xED, 0xA0, 0x80, 0x41], [0xC3, 0xA9, 0xE2, 0x82, 0x41]]
+DECODE_TRAPS += [[0xE2, 0x82, 0xAC, 0xE4, 0xBD]]
 DECODE_VALID = [[], [104, 105], [226, 130, 172], [0xF0, 0x9F, 0x8C, 0x8D], [228, 189]]
 DECODE_VALID += [[0xC2, 0x80, 0xDF, 0xBF, 0xE0, 0xA0, 0x80, 0xED, 0x9F, 0xBF]]
 DECODE_VALID += [[0xEF, 0xBF, 0xBF, 0xF0, 0x90, 0x80, 0x80, 0xF4, 0x8F, 0xBF, 0xBF]]
@@ -385,10 +508,14 @@ def _decode_hidden(rng: random.Random) -> Cases:
         position = rng.randint(2, len(data))
         cases.append(data[: rng.randint(0, len(data))])
         cases.append(data[:position] + [rng.choice(BAD_BYTES)] + data[position:])
+    longer = _utf8(rng.randint(*rng.choice(RANGES[2:])))  # three or four bytes, cut short
     cases += [
-        [0xC3, 0xA9] + rng.choice([[0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x9F, 0xBF]]),
+        [0xC3, 0xA9] + rng.choice([[0xC0, 0x80], [0xC1, 0xBF]]),
+        [0xC3, 0xA9, 0xE0, rng.randint(0x80, 0x9F), rng.randint(0x80, 0xBF)],
+        [0xC3, 0xA9, 0xF0, rng.randint(0x80, 0x8F), rng.randint(0x80, 0xBF), 0x80],
         [0xC3, 0xA9, 0xED, rng.randint(0xA0, 0xBF), rng.randint(0x80, 0xBF), 0x41],
         [0xC3, 0xA9, 0xE2, 0x82, rng.randint(0x20, 0x7E)],
+        [0xC3, 0xA9] + longer[: rng.randint(1, len(longer) - 1)],
     ]
     return _cases(cases, "random")
 
@@ -403,6 +530,12 @@ DECODE_PREFIX = TaskSpec(
     ),
     (
         Mistake(CODEC_SAYS, _decode_codec),
+        Mistake(CODEC_SAYS, _decode_constructor),
+        _decode_slip(
+            "refusing the 13 bytes UTF-8 never uses is not enough: E0 80 80 uses none of them, "
+            "yet writes U+0000 in three bytes (overlong)",
+            never_bytes=True,
+        ),
         _decode_slip(
             "a code point written with more bytes than it needs (overlong) is invalid",
             overlong=True,
@@ -410,80 +543,143 @@ DECODE_PREFIX = TaskSpec(
         _decode_slip("surrogates (ED A0 to ED BF) are not characters", surrogates=True),
         _decode_slip("every byte after the lead must start with the bits 10", tails=False),
         _decode_slip("n is a number of bytes, not of characters", count_chars=True),
+        _decode_slip(
+            "a character cut short at the end is not decoded yet: its bytes are not used",
+            cut_used=True,
+        ),
     ),
-    "read each character's length from its lead byte, check the bytes after it, rebuild the "
-    "code point and check its range; stop at the first character that fails, and report where "
-    "it starts.",
+    "n is where the first character that is cut short or invalid starts; the task's list says "
+    "what makes a character valid.",
     probe=BY_HAND,
 )
 
-# --- Task 5: bytes_per_grapheme ------------------------------------------------------------------
+# --- Task 5: truncate_graphemes ------------------------------------------------------------------
 
 
-def bytes_per_grapheme_reference(text: str) -> float:
-    """UTF-8 bytes per extended grapheme cluster (what a reader sees as one character).
+def truncate_graphemes_reference(text: str, max_bytes: int) -> str:
+    """The longest prefix of whole graphemes of text whose UTF-8 encoding fits in max_bytes.
 
-    >>> bytes_per_grapheme_reference("e\u0301")
-    3.0
+    >>> truncate_graphemes_reference("cafe\u0301!", 5)
+    'caf'
     """
-    if not text:
-        raise ValueError("an empty text has no graphemes")
-    return len(text.encode("utf-8")) / len(regex.findall(r"\X", text))
+    if max_bytes < 0:
+        raise ValueError(f"max_bytes must be 0 or more, not {max_bytes}")
+    kept = used = 0  # code points kept, bytes used
+    for grapheme in regex.findall(r"\X", text):
+        used += len(grapheme.encode("utf-8"))
+        if used > max_bytes:
+            break
+        kept += len(grapheme)
+    return text[:kept]
 
 
-def _per(count):
-    def measure(text):
-        if not text:
-            raise ValueError("empty")
-        return len(text.encode("utf-8")) / count(text)
-
-    return measure
-
-
-def _graphemes_no_empty_check(text):
-    return len(text.encode("utf-8")) / max(len(regex.findall(r"\X", text)), 1)
+def _marks_join(text: str) -> list[str]:
+    """Graphemes by a rule of thumb: a combining mark joins what precedes it, nothing else does."""
+    graphemes: list[str] = []
+    for ch in text:
+        if graphemes and unicodedata.category(ch).startswith("M"):
+            graphemes[-1] += ch
+        else:
+            graphemes.append(ch)
+    return graphemes
 
 
-# Every group holds combining marks, an emoji sequence and the empty text.
-GRAPHEME_TRAPS = _cases(["e\u0301"], "e and a combining accent")
-GRAPHEME_TRAPS += _cases(["👨‍👩‍👧‍👦 ok", "नमस्ते", ""])
+def _graphemes_cut_by(cost, split=lambda text: regex.findall(r"\X", text), **slip):
+    """A cut at graphemes (as split finds them) that pays cost per grapheme, with slips:
+    skip (keep later graphemes that fit), full (a grapheme that fills the budget is dropped)."""
+
+    def truncate(text, max_bytes):
+        if max_bytes < 0 and not slip.get("negative"):
+            raise ValueError("negative")
+        kept, used = [], 0
+        for grapheme in split(text):
+            if used + cost(grapheme) > max_bytes or (
+                slip.get("full") and used + cost(grapheme) >= max_bytes
+            ):
+                if slip.get("skip"):
+                    continue
+                break
+            kept.append(grapheme)
+            used += cost(grapheme)
+        return "".join(kept)
+
+    return truncate
+
+
+def _grapheme_bytes(grapheme: str) -> int:
+    return len(grapheme.encode("utf-8"))
+
+
+# Every group holds a family emoji, a flag, a skin tone, a decomposed accent and Hindi, with
+# limits that fall inside a grapheme, fill the budget exactly, or leave room for a smaller
+# grapheme after one that does not fit; and a negative limit.
+FAMILY = "👨\u200d👩\u200d👧\u200d👦"
+GRAPHEME_TRAPS = [(FAMILY + "!", 11), (FAMILY + "!", 25), ("cafe\u0301!", 5), ("cafe\u0301!", 6)]
+GRAPHEME_TRAPS += [("🇫🇷ok", 4), ("a👍🏽b", 5), ("a👍🏽b", 9), ("नमस्ते", 6), ("ok", -1)]
+GRAPHEME_EXAMPLES = [("", 0), ("hi", 1), ("hi", 2), ("你好", 5), ("a\u0301\u0302b", 4), ("x", 0)]
+GRAPHEME_EVERY_LIMIT = [(FAMILY, n) for n in range(0, 27, 2)]
+GRAPHEME_EVERY_LIMIT += [("e\u0301\u0301x", n) for n in range(7)] + [("🇯🇵🇫🇷", 9)]
+# Pieces for hidden texts: graphemes of several code points, and plain characters.
+CLUSTERS = ["e\u0301", "a\u0301\u0302", "👍🏽", "🇫🇷", "🇯🇵", FAMILY, "👩\u200d💻", "नमस्ते", "நன்றி"]
+
+
+def _grapheme_draw(rng: random.Random) -> tuple:
+    text = random_text(rng, rng.randint(0, 2)) + rng.choice(CLUSTERS)
+    text += rng.choice(["", "!", " ok", random_text(rng, 1)])
+    size = len(text.encode("utf-8"))
+    return (text, rng.choice([rng.randint(0, size), size, -rng.randint(1, 3)]))
 
 
 def _grapheme_hidden(rng: random.Random) -> Cases:
-    texts = [random_text(rng, rng.randint(1, 6)) + rng.choice(["e\u0301", "👍🏽", "🇫🇷"])]
-    texts += [rng.choice(["नमस्ते", "நன்றி", "🇫🇷🇯🇵", "a\u0301\u0302"]), ""]
-    return _cases(texts, "random")
+    return drawn_until_caught(rng, _grapheme_draw, TRUNCATE_GRAPHEMES, at_least=6)
 
 
-BYTES_PER_GRAPHEME = TaskSpec(
-    "bytes_per_grapheme",
-    bytes_per_grapheme_reference,
+TRUNCATE_GRAPHEMES = TaskSpec(
+    "truncate_graphemes",
+    truncate_graphemes_reference,
     (
-        Group("examples", 1, lambda: _cases(["hi", "é", "naïve café", "日本語"]) + GRAPHEME_TRAPS),
-        Group("marks and emoji", 1, lambda: _cases(["🇫🇷 ok", "\n\t ", "👍🏽"]) + GRAPHEME_TRAPS),
+        Group("examples", 1, lambda: _cases(GRAPHEME_EXAMPLES + GRAPHEME_TRAPS)),
+        Group("every limit", 1, lambda: _cases(GRAPHEME_EVERY_LIMIT + GRAPHEME_TRAPS)),
         Group("random texts", 1, hidden=_grapheme_hidden),
     ),
     (
         Mistake(
-            "a grapheme is what a reader sees as one character; a code point may be only part "
-            "of one (a combining mark, a joiner)",
-            _per(len),
+            "a grapheme is more than a letter and its combining marks: a zero-width joiner, a "
+            "skin tone or a second regional indicator belongs to the grapheme before it",
+            _graphemes_cut_by(_grapheme_bytes, split=_marks_join),
         ),
         Mistake(
-            "count bytes of UTF-8, not code points",
-            lambda text: len(text) / len(regex.findall(r"\X", text)),
+            "a cut between code points can still split a grapheme: a grapheme is kept whole or "
+            "not at all",
+            truncate_reference,
         ),
         Mistake(
-            "an empty text has no graphemes: raise ValueError",
-            _graphemes_no_empty_check,
+            "a grapheme costs the UTF-8 bytes of all its code points, not of its first one",
+            _graphemes_cut_by(lambda grapheme: len(grapheme[0].encode("utf-8"))),
         ),
-        Mistake("graphemes, not words", _per(lambda text: len(text.split()) or 1)),
+        Mistake(
+            "the limit is in bytes: a grapheme costs its UTF-8 bytes, not one per code point",
+            _graphemes_cut_by(len),
+        ),
+        Mistake(
+            "the result is a prefix of the text: nothing after the first grapheme that does not "
+            "fit is kept",
+            _graphemes_cut_by(_grapheme_bytes, skip=True),
+        ),
+        Mistake(
+            "a prefix of exactly max_bytes bytes fits",
+            _graphemes_cut_by(_grapheme_bytes, full=True),
+        ),
+        Mistake(
+            "a negative max_bytes is an error, not an empty budget",
+            _graphemes_cut_by(_grapheme_bytes, negative=True),
+        ),
     ),
-    "divide the text's UTF-8 bytes by the number of graphemes the regex module finds in it.",
-    compare=close,
+    "the result is a prefix of the text made of whole graphemes, its UTF-8 length is at most "
+    "max_bytes, and the next longer such prefix would not fit.",
 )
 
-SPECS = (UTF8_LENGTH, ENCODE_CODE_POINT, TRUNCATE_UTF8, DECODE_PREFIX, BYTES_PER_GRAPHEME)
+SPECS = (UTF8_LENGTH, ENCODE_CODE_POINT, TRUNCATE_UTF8, DECODE_PREFIX, TRUNCATE_GRAPHEMES)
 check, judge_tasks = checks_of(SPECS)
 
 REFERENCE: tuple[str, ...] = ()  # the reference is Python's own codec, which no one can take away
