@@ -5,7 +5,9 @@ tiktoken itself (offline, book.encodings).
 Each task asks for something the chapter did not write: a split that groups digits from the
 right, the merges that first glued two chunks together, an encoder with a chunk cache of
 bounded size, a reader of GPT-2's ``vocab.json`` and ``merges.txt``, and tiktoken's own
-algorithm (merge the pair whose joined bytes have the lowest rank, no recovered merges).
+algorithm as its Rust code runs it (merge the pair whose joined bytes have the lowest rank, no
+recovered merges, and after a merge look up only the pairs it changed: a probe counts the
+look-ups, so the chapter's ``split_token`` with its limit removed earns nothing).
 Every group of cases catches every known mistake: hidden cases always carry the traps that
 show it (``tests/test_check_specs.py`` proves it on seeds 1-20).
 """
