@@ -658,13 +658,10 @@ READ_GPT2_FILES = TaskSpec(
 # GPT-2's and cl100k_base's ranks are too big to send with every case: a case names the
 # encoding, and the probe loads its ranks once, in the learner's kernel (a small tokenizer's
 # ranks are sent as they are). The probe hands the answer the ranks behind a view that counts
-# each look-up (and every key, when the answer iterates over them), and returns [the ids,
-# whether the look-ups stayed within LOOKUPS_PER_BYTE per byte of text].
+# each look-up (and every key, when the answer iterates over them), and returns the ids and
+# whether the look-ups stayed within LOOKUPS_PER_BYTE per byte of text.
 LOOKUPS_PER_BYTE = 8
-FEW, MANY = (
-    f"at most {LOOKUPS_PER_BYTE} look-ups per byte",
-    f"more than {LOOKUPS_PER_BYTE} look-ups per byte",
-)
+FEW = f"at most {LOOKUPS_PER_BYTE} look-ups per byte"
 LOAD_RANKS = f"""
 from collections.abc import Mapping
 
@@ -705,7 +702,7 @@ def probe(answer, text, ranks, pattern):
     counted = CountedRanks(ranks)
     ids = answer(text, counted, pattern)
     few = counted.lookups <= {LOOKUPS_PER_BYTE} * len(text.encode("utf-8", "surrogatepass"))
-    return [ids, {FEW!r} if few else {MANY!r}]
+    return {{"ids": ids, {FEW!r}: few}}
 """
 
 _ENCODINGS: dict[tuple, tuple] = {}  # (pattern, hash of the ranks) -> (ranks, encoder)
