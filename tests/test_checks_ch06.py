@@ -26,21 +26,43 @@ from book.tokenizers.formats.gpt2_files import merges_text, vocab_text
 
 
 def encode_ranks_right(text, ranks, pattern):
-    """A right answer, as a learner writes it: tiktoken's algorithm on each chunk's bytes."""
+    """A right answer, as a learner writes it: tiktoken's algorithm on each chunk's bytes, each
+    pair's rank kept, and only the pairs beside a merged piece looked up again."""
     ids = []
     for chunk in regex.findall(pattern, text):
         parts = [bytes([b]) for b in chunk.encode("utf-8")]
-        while True:
-            found = [
-                (ranks[a + b], i)
-                for i, (a, b) in enumerate(zip(parts, parts[1:]))
-                if a + b in ranks
-            ]
-            if not found:
-                break
-            _rank, i = min(found)  # the lowest rank; the leftmost of equal ones
+        if len(parts) > 1 and b"".join(parts) in ranks:  # the whole chunk is a token
+            ids.append(ranks[b"".join(parts)])
+            continue
+        # `in` then `[]`, two look-ups where get() makes one: still within the budget
+        pair_ranks = [ranks[a + b] if a + b in ranks else None for a, b in zip(parts, parts[1:])]  # noqa: SIM401
+        while any(rank is not None for rank in pair_ranks):
+            i = min((r, i) for i, r in enumerate(pair_ranks) if r is not None)[1]
             parts[i : i + 2] = [parts[i] + parts[i + 1]]
+            del pair_ranks[i]
+            for j in (i - 1, i):
+                if 0 <= j < len(pair_ranks):
+                    joined = parts[j] + parts[j + 1]
+                    pair_ranks[j] = ranks[joined] if joined in ranks else None  # noqa: SIM401
         ids += [ranks[part] for part in parts]
+    return ids
+
+
+def encode_ranks_split_token(text, ranks, pattern):
+    """The chapter's split_token with its rank limit removed and a stop when no pair joins (the
+    reviewer's answer): tiktoken's ids, every pair looked up again after each merge."""
+    ids = []
+    for chunk in regex.findall(pattern, text):
+        parts = [bytes([b]) for b in chunk.encode("utf-8")]
+        while len(parts) > 1:
+            i = min(
+                range(len(parts) - 1),
+                key=lambda i: ranks.get(parts[i] + parts[i + 1], float("inf")),
+            )
+            if parts[i] + parts[i + 1] not in ranks:
+                break
+            parts[i : i + 2] = [parts[i] + parts[i + 1]]
+        ids += [ranks[p] for p in parts]
     return ids
 
 
@@ -80,7 +102,30 @@ def test_encode_ranks_cases_send_names_not_ranks():
 
 def test_hints_never_hold_the_answer():
     for spec in ch06.SPECS:
-        assert "\\p{N}{1,3}(" not in spec.hint and "popitem" not in spec.hint
+        says = [spec.hint, *(mistake.says for mistake in spec.mistakes)]
+        for text in says:
+            assert "\\p{" not in text and "(?" not in text and "popitem" not in text, text
+            assert "move_to_end" not in text and "min(" not in text, text
+
+
+def test_the_chapter_cell_with_a_few_lines_changed_earns_nothing(capsys):
+    """split_token without its limit gives tiktoken's ids, but looks every pair up again."""
+    text = line(capsys, ch06.check, "encode_ranks", encode_ranks_split_token)
+    assert "0/4 points" in text and "looked up again" in text
+
+
+def test_a_tiktoken_encoding_built_from_the_ranks_earns_nothing(capsys):
+    """Building tiktoken's own encoder reads every key of the ranks: more than the look-ups
+    allowed."""
+
+    def through_tiktoken(text, ranks, pattern):
+        import tiktoken
+
+        table = dict(ranks)
+        encoding = tiktoken.Encoding("x", pat_str=pattern, mergeable_ranks=table, special_tokens={})
+        return encoding.encode_ordinary(text)
+
+    assert "0/4 points" in line(capsys, ch06.check, "encode_ranks", through_tiktoken)
 
 
 def test_digits_right_groups_thousands():

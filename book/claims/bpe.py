@@ -267,7 +267,7 @@ CLAIMS: list[Claim] = [
         6,
         w.GPT2_SPLIT_SOURCE,
         "\u201csome text that i'll pre-tokenize\u201d splits into some, ' text', ' that', ' i', "
-        "'ll, ' pre', -, tokenize",
+        "\"'ll\", ' pre', -, tokenize",
         w.GPT2_SPLIT_CLAIMED,
         lambda: {text: split(text, GPT2_ORIGINAL_PATTERN) for text in w.GPT2_SPLIT_CLAIMED},
         show=lambda v: " | ".join(chunk for chunks in v.values() for chunk in chunks),
