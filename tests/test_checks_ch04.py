@@ -158,9 +158,7 @@ def test_tie_losers_on_the_course_corpus():
 def test_wrong_counts_reference_keeps_absent_pairs_and_replays_merges():
     assert wrong_counts_reference({("q", "z"): 1}, {"ab": 1}, None, []) == [(("q", "z"), 0)]
     claimed = {("a", "b"): 1, ("ab", "c"): 1}
-    assert wrong_counts_reference(claimed, {"abc": 1}, None, [(("a", "b"), 1)]) == [
-        (("a", "b"), 0)
-    ]
+    assert wrong_counts_reference(claimed, {"abc": 1}, None, [(("a", "b"), 1)]) == [(("a", "b"), 0)]
 
 
 @given(st.lists(st.text(min_size=1).map(lambda s: "".join(s.split())).filter(bool)))
