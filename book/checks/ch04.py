@@ -260,7 +260,7 @@ def _trainer(pick, order=None, min_count=1, rules=RULES, marker_sorted=False):
         while len(merges) < num_merges:
             counts = pair_counts(splits, freqs)
             top = max(counts.values(), default=0)
-            if top < max(min_count, 1):
+            if top < min_count:
                 break
             best = pick([pair for pair, n in counts.items() if n == top], tie_break, ids)
             merges.append((best, top))
@@ -732,8 +732,7 @@ DECODE_FALLBACK = TaskSpec(
     (Group("examples", 1, _decode_examples), Group("random tokens", 1, hidden=_decode_hidden)),
     (
         Mistake(
-            "join the bytes of all tokens before decoding: one character can span several "
-            "byte tokens",
+            "one character can span several byte tokens: decoding each token on its own breaks it",
             _decode_with(per_token=True),
         ),
         Mistake("drop the space after the last word", _decode_with(keep_space=True)),
