@@ -676,6 +676,12 @@ def _decode_with(errors="strict", per_token=False, marker_late=False, keep_space
 decode_fallback_reference = _decode_with()
 
 
+def _decode_latin1(tokens: list[str]) -> str:
+    """A mistake: each byte token read as the character with that number (Latin-1)."""
+    text = "".join(chr(BYTE_TOKENS[t][0]) if t in BYTE_TOKENS else t for t in tokens)
+    return text.replace("</w>", " ").removesuffix(" ")
+
+
 def _decode_as_text(tokens: list[str]) -> str:
     """A mistake: the tokens joined as text, each '</w>' of the text a space, then the byte
     tokens read back from the text."""
@@ -744,6 +750,15 @@ DECODE_FALLBACK = TaskSpec(
         Mistake(
             "decode strictly: a broken byte sequence is an error, not a '\ufffd'",
             _decode_with(errors="replace"),
+        ),
+        Mistake(
+            "decode strictly: a broken byte sequence is an error, not something to drop",
+            _decode_with(errors="ignore"),
+        ),
+        Mistake(
+            "a byte token is one byte of UTF-8, not the character with that number: é is two "
+            "byte tokens",
+            _decode_latin1,
         ),
         Mistake(
             "this is the chapter's decoding: a byte token stands for one byte, not for its "
