@@ -60,12 +60,16 @@ def passages_reference(text: str, encoding_name: str, max_tokens: int) -> list[s
     return _passages(text, encoding_name, max_tokens)
 
 
-def _passages(text, encoding_name, max_tokens, encode="encode_ordinary", back=True, whole=True):
-    """The reference with its choices as switches (the known mistakes turn one off)."""
+def _passages(
+    text, encoding_name, max_tokens, encode="encode_ordinary", back=True, whole=True, starts=None
+):
+    """The reference with its choices as switches (the known mistakes turn one off); starts
+    says whether a token starts a character (by default: its first byte does)."""
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be at least 1, not {max_tokens}")
     pieces = _pieces(text, encoding_name, encode)
-    cut_before = [j == len(pieces) or not _continues(pieces[j]) for j in range(len(pieces) + 1)]
+    starts = starts or (lambda piece: not _continues(piece))
+    cut_before = [j == len(pieces) or starts(pieces[j]) for j in range(len(pieces) + 1)]
     passages, i = [], 0
     while i < len(pieces):
         j = min(i + max_tokens, len(pieces))
@@ -180,6 +184,13 @@ PASSAGES = TaskSpec(
         Mistake(
             "max_tokens below 1 is an error, a negative one as well as 0",
             _passages_zero_only,
+        ),
+        Mistake(
+            "a passage may end before a token that starts a character even when that token "
+            "is not a whole character",
+            lambda text, name, n: _passages(
+                text, name, n, starts=lambda piece: not _invalid(piece)
+            ),
         ),
     ),
     "each passage holds at most max_tokens tokens, as many as fit, and ends only where the next "
@@ -580,12 +591,13 @@ def _pieces_digit_tokens(text, encoding_name):
 
 
 def _pieces_spaced_alone(text, encoding_name):
-    """Each run encoded alone after a space, as numbers in a sentence are."""
+    """Each run encoded alone after a space, as numbers in a sentence are, spaces dropped."""
     enc = get_encoding(encoding_name)
-    return [
+    pieces = [
         [enc.decode([i]).strip() for i in enc.encode_ordinary(" " + run)]
         for run in DIGIT_RUN.findall(text)
     ]
+    return [[piece for piece in run if piece] for run in pieces]
 
 
 def _pieces_at_byte_starts(text, encoding_name):
