@@ -5,11 +5,12 @@ the source says the algorithm gives on it. ``*_SOURCE`` is the source's key in
 ``references.bib``: Sennrich et al.'s Algorithm 1 (the *low, lower, newest, widest*
 dictionary), the Hugging Face course's BPE section (*hug, pug, pun, bun, hugs*), CS336's
 assignment handout (the same dictionary on bytes, and GPT-2's split pattern) and its first
-lecture (*the cat in the hat*); for two figures about real encodings that chapter 08 checks,
-tiktoken's encodings themselves. :mod:`book.claims.bpe` puts each claim next to what the
-book's code computes; ``tests/test_char_bpe.py`` and ``tests/test_walkthroughs_bytes.py``
-assert both. Character-level examples give their source's end-of-word marker (``None``: the
-source uses none), so a reader can reproduce each on its own terms. The chapters' own example
+lecture (*the cat in the hat*); for chapter 08, the ids and counts of real encodings that
+Karpathy's lecture, his minbpe README and OpenAI's help article print. :mod:`book.claims.bpe`
+and :mod:`book.claims.real` put each claim next to what the book's code computes;
+``tests/test_char_bpe.py`` and ``tests/test_walkthroughs_bytes.py`` assert both.
+Character-level examples give their source's end-of-word marker (``None``: the source uses
+none), so a reader can reproduce each on its own terms. The chapters' own example
 texts (the cat/sat/mat sentence, *the theme of the theatre*, ...) are here too, with no
 source: they are the book's.
 
@@ -182,16 +183,41 @@ DOG_TEXT = "Dog is barking. barking."
 DEF_TEXT = "def calculate():"
 GPT4_TEXT = "I'm tokenizing this"
 
-# ============================ chapter 08 (its claims table) ===================================
-# Two figures for real encodings that circulate in introductions to tokenization, shown in
-# chapter 08's claims table (book.claims.bpe, "gpt4-ids" and "def-count-gpt2"). The encodings
-# themselves settle them (tiktoken). Wrong: cl100k_base gives [40, 2846, 4037, 4954, 420]
-# (5765 and 2995 are "<quote" and " eng"), and "def calculate():" is 3 tokens under gpt2 and
-# cl100k_base, ["def", " calculate", "():"].
-GPT4_SOURCE = "tiktoken2022"
-GPT4_CLAIMED_IDS: list[int] = [40, 2846, 5765, 2995, 420]
-DEF_SOURCE = "tiktoken2022"
-DEF_CLAIMED_TOKEN_COUNTS: dict[str, int] = {"gpt2": 6}  # "~6"
+# ============================ chapter 08 (its claims tables) ==================================
+# Token ids and counts for real encodings as three primary sources print them; chapter 08's
+# claims tables (book.claims.real) put them next to what tiktoken's encodings give.
+# Karpathy's minbpe README, "inference: GPT-4 comparison": cl100k_base's ids for one text.
+MINBPE_SOURCE = "karpathy2024minbpe"
+MINBPE_TEXT = "hello123!!!? (안녕하세요!) 😉"
+MINBPE_CLAIMED_IDS: list[int] = [
+    15339, 4513, 12340, 30, 320, 31495, 230, 75265, 243, 92245, 16715, 57037,
+]  # fmt: skip
+# Karpathy's lecture (minbpe's lecture.md, "Visual preview of tokenization"), gpt2's tokens in
+# the tiktokenizer app: the ids of a sentence's first words, and how six numbers are cut.
+LECTURE_SOURCE = "karpathy2024tokenizer"
+LECTURE_TEXT = "Tokenization is at the"
+LECTURE_CLAIMED_IDS: dict[str, list[int]] = {
+    "Tokenization": [30642, 1634],
+    " is": [318],
+    " at": [379],
+    " the": [262],
+}
+LECTURE_SUMS = ("127 + 677 = 804", "1275 + 6773 = 8041")
+LECTURE_CLAIMED_NUMBERS: dict[str, list[str]] = {
+    "127": ["127"],
+    "677": [" 6", "77"],
+    "804": [" 8", "04"],
+    "1275": ["12", "75"],
+    "6773": [" 6", "77", "3"],
+    "8041": [" 8", "041"],
+}
+# OpenAI's help article "What are tokens and how to count them?": two of its examples, in its
+# spelling (a typographic apostrophe in the quote).
+TOKENS_HELP_SOURCE = "openai_tokens_help"
+COMO_ESTAS = "Cómo estás"
+COMO_ESTAS_CLAIMED_TOKENS = 5  # "contains 5 tokens for 10 characters"
+GRETZKY_QUOTE = "You miss 100% of the shots you don\u2019t take"
+GRETZKY_CLAIMED_TOKENS = 11
 
 # GPT-2's paper, section 2.2: "The vocabulary is expanded to 50,257." The parts are read from
 # GPT-2's files (256 single bytes, 50,000 merges, <|endoftext|>), as tiktoken loads them.

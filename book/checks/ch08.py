@@ -10,17 +10,31 @@ a sentence (in context, not alone). Every group of cases catches each known mist
 
 from __future__ import annotations
 
+import functools
 import random
 
 import regex
+import tiktoken
 
 from book import corpora
 from book.checks.answers import close
-from book.checks.spec import Cases, Group, Mistake, TaskSpec, checks_of, random_text, window
+from book.checks.ch06 import DIGITS_RIGHT_REFERENCE
+from book.checks.spec import (
+    Cases,
+    Group,
+    Mistake,
+    TaskSpec,
+    checks_of,
+    drawn_until_caught,
+    random_text,
+    window,
+)
 from book.encodings import get_encoding
+from book.tokenizers.bpe.patterns import CL100K_PATTERN
 
 ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
 DIGIT_RUN = regex.compile(r"\p{N}+")  # what cl100k_base's \p{N}{1,3} cuts into chunks
+ASCII_RUN = regex.compile("[0-9]+")  # the digits a learner may take for all of them
 
 
 def _pieces(text: str, encoding_name: str, encode: str = "encode_ordinary") -> list[bytes]:
@@ -46,12 +60,16 @@ def passages_reference(text: str, encoding_name: str, max_tokens: int) -> list[s
     return _passages(text, encoding_name, max_tokens)
 
 
-def _passages(text, encoding_name, max_tokens, encode="encode_ordinary", back=True, whole=True):
-    """The reference with its choices as switches (the known mistakes turn one off)."""
+def _passages(
+    text, encoding_name, max_tokens, encode="encode_ordinary", back=True, whole=True, starts=None
+):
+    """The reference with its choices as switches (the known mistakes turn one off); starts
+    says whether a token starts a character (by default: its first byte does)."""
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be at least 1, not {max_tokens}")
     pieces = _pieces(text, encoding_name, encode)
-    cut_before = [j == len(pieces) or not _continues(pieces[j]) for j in range(len(pieces) + 1)]
+    starts = starts or (lambda piece: not _continues(piece))
+    cut_before = [j == len(pieces) or starts(pieces[j]) for j in range(len(pieces) + 1)]
     passages, i = [], 0
     while i < len(pieces):
         j = min(i + max_tokens, len(pieces))
@@ -68,6 +86,12 @@ def _passages(text, encoding_name, max_tokens, encode="encode_ordinary", back=Tr
         passages.append(b"".join(pieces[i:j]).decode("utf-8", "replace"))
         i = j
     return passages
+
+
+def _passages_zero_only(text, encoding_name, max_tokens):
+    if max_tokens == 0:
+        raise ValueError(max_tokens)
+    return _passages(text, encoding_name, max(max_tokens, 1))
 
 
 def _passages_every(text, encoding_name, max_tokens):
@@ -89,6 +113,7 @@ def _passages_examples() -> Cases:
         (("a <|endoftext|> b", "cl100k_base", 2), "a special token's text is text"),
         (("", "gpt2", 5), "no text"),
         (("abc", "gpt2", 0), "max_tokens < 1 raises ValueError"),
+        (("abc", "gpt2", -2), "a negative max_tokens too"),
     ]
 
 
@@ -100,6 +125,7 @@ def _passages_scripts() -> Cases:
         ((passages["Amharic"][:200] + " 👨‍👩‍👧", "o200k_base", 7), "Amharic"),
         ((passages["Chinese"][:200] + "<|endoftext|>", "gpt2", 10), "Chinese"),
         (("日本語 🦙🦙 ok", "gpt2", 1), ""),
+        (("नमस्ते", "gpt2", -1), "max_tokens < 1 raises ValueError"),
     ]
 
 
@@ -116,7 +142,12 @@ def _passages_hidden(rng: random.Random) -> Cases:
         if _passages(*args, back=False) != expected and _passages(
             *short, whole=False
         ) != passages_reference(*short):
-            return [(args, "random"), (short, "random"), ((code, "cl100k_base", 9), "random")]
+            return [
+                (args, "random"),
+                (short, "random"),
+                ((code, "cl100k_base", 9), "random"),
+                ((text, "o200k_base", -rng.randint(1, 9)), "random"),
+            ]
 
 
 PASSAGES = TaskSpec(
@@ -150,9 +181,21 @@ PASSAGES = TaskSpec(
             "a passage may hold max_tokens tokens, not one fewer",
             lambda text, name, n: _passages(text, name, max(n - 1, 1)) if n > 0 else 1 / 0,
         ),
+        Mistake(
+            "max_tokens below 1 is an error, a negative one as well as 0",
+            _passages_zero_only,
+        ),
+        Mistake(
+            "a passage may end before a token that starts a character even when that token "
+            "is not a whole character",
+            lambda text, name, n: _passages(
+                text, name, n, starts=lambda piece: not _invalid(piece)
+            ),
+        ),
     ),
-    "count the tokens of each passage; before ending one, look at the first byte of the next "
-    "token: a continuation byte means the passage would end inside a character.",
+    "each passage holds at most max_tokens tokens, as many as fit, and ends only where the next "
+    "token starts a character; compare your passages with the tokens around the first one that "
+    "differs.",
 )
 
 # --- Task 2: the share of tokens that are pieces of characters ---------------------------------
@@ -190,6 +233,7 @@ def _share_examples() -> Cases:
         (("नमस्ते दुनिया", "gpt2"), ""),
         ((f"naïve café {REPLACEMENT} 日本語 👨‍👩‍👧", "cl100k_base"), "a real '\ufffd' is whole"),
         (("", "gpt2"), "no text: 0.0"),
+        (("नमस्ते<|endoftext|>", "o200k_base"), "a special token's text is text"),
     ]
 
 
@@ -197,13 +241,15 @@ def _share_replacement() -> Cases:
     return [
         ((f"ok {REPLACEMENT}{REPLACEMENT} नमस्ते", "gpt2"), ""),
         ((f"{REPLACEMENT} naïve 🦙", "o200k_base"), ""),
+        ((f"<|endoftext|>{REPLACEMENT}", "cl100k_base"), "a special token's text is text"),
     ]
 
 
 def _share_hidden(rng: random.Random) -> Cases:
     text = random_text(rng, rng.randint(2, 10))
     return [
-        ((f"{text} {REPLACEMENT} नमस्ते 🦙", name), "random") for name in rng.sample(ENCODINGS, 2)
+        ((f"{text} {REPLACEMENT} नमस्ते 🦙<|endoftext|>", name), "random")
+        for name in rng.sample(ENCODINGS, 2)
     ]
 
 
@@ -242,13 +288,44 @@ PARTIAL_SHARE = TaskSpec(
                 text, name, lambda piece: not piece.decode("utf-8", "ignore")
             ),
         ),
+        Mistake(
+            "encode with encode_ordinary: a special token's text in a document is text, and "
+            "encode refuses it",
+            lambda text, name: _share(text, name, _invalid, encode="encode"),
+        ),
     ),
-    "for each token's bytes, ask whether they are valid UTF-8 on their own; divide the count "
-    "by the number of tokens.",
+    "the share counts the tokens of encode_ordinary(text) that are not whole characters, out "
+    "of all its tokens; look at the tokens of the first case that differs in the chapter's "
+    "viewer.",
     compare=close,
 )
 
 # --- Task 3: where each token starts in the text ----------------------------------------------
+
+
+# tiktoken's own offsets, kept before any probe watches the method (the reference may use it).
+_DECODE_WITH_OFFSETS = tiktoken.Encoding.decode_with_offsets
+
+# The task rules out decode_with_offsets, which gives the same numbers: while the answer runs,
+# the probe counts the calls made to it, and an answer that made any returns a marker.
+NO_OFFSETS = """
+def probe(answer, text, encoding_name):
+    import tiktoken
+
+    original = tiktoken.Encoding.decode_with_offsets
+    calls = []
+
+    def counted(self, tokens):
+        calls.append(len(tokens))
+        return original(self, tokens)
+
+    tiktoken.Encoding.decode_with_offsets = counted
+    try:
+        starts = answer(text, encoding_name)
+    finally:
+        tiktoken.Encoding.decode_with_offsets = original
+    return "called decode_with_offsets" if calls else starts
+"""
 
 
 def token_starts_reference(text: str, encoding_name: str) -> list[int]:
@@ -257,6 +334,11 @@ def token_starts_reference(text: str, encoding_name: str) -> list[int]:
     >>> token_starts_reference(" 🌍 hi", "gpt2")
     [0, 1, 1, 2]
     """
+    enc = get_encoding(encoding_name)
+    return _DECODE_WITH_OFFSETS(enc, enc.encode_ordinary(text))[1]
+
+
+def _starts_by_offsets(text, encoding_name):
     enc = get_encoding(encoding_name)
     return enc.decode_with_offsets(enc.encode_ordinary(text))[1]
 
@@ -317,16 +399,52 @@ TOKEN_STARTS = TaskSpec(
             _starts_by(lambda piece: len(piece.decode("utf-8", "replace"))),
         ),
         Mistake(
-            "a token that begins with a continuation byte starts inside the character before "
-            "it: its start is one less",
+            "a token that begins with a continuation byte was counted from the next character: "
+            "it starts at the character its first byte belongs to",
             _starts_by(_lead_bytes),
         ),
+        Mistake(
+            "the task asks for the starts worked out from the tokens' bytes: decode_with_offsets "
+            "is what the check compares with, and calling it earns nothing",
+            _starts_by_offsets,
+        ),
     ),
-    "walk the tokens' bytes in order and count the characters that have started (every byte "
-    "that is not a continuation byte starts one).",
+    "a token's start is the str index of the character that holds its first byte; compare your "
+    "starts with the tokens of the first case that differs.",
+    probe=NO_OFFSETS,
 )
 
 # --- Task 4: cl100k_base with digits grouped from the right ------------------------------------
+
+
+@functools.cache
+def _cl100k_with(pattern: str) -> tiktoken.Encoding:
+    """cl100k_base's ranks under another split pattern (no special tokens)."""
+    cl100k = get_encoding("cl100k_base")
+    return tiktoken.Encoding(
+        "cl100k_base with another split pattern",
+        pat_str=pattern,
+        mergeable_ranks=cl100k._mergeable_ranks,
+        special_tokens={},
+    )
+
+
+def _digits_by(number: str):
+    """The encoder whose split pattern is cl100k_base's with ``number`` for its digits."""
+    pattern = CL100K_PATTERN.replace(r"\p{N}{1,3}+", number)
+    return lambda text: _cl100k_with(pattern).encode_ordinary(text)
+
+
+def encode_digits_from_right_reference(text: str) -> list[int]:
+    """cl100k_base's ids, each run of digits in groups of three from the right: its split
+    pattern with chapter 06's right-grouped number alternative, so that every other token is
+    cl100k_base's own.
+
+    >>> cl100k = get_encoding("cl100k_base")
+    >>> [cl100k.decode([i]) for i in encode_digits_from_right_reference("in  1234567")]
+    ['in', ' ', ' ', '1', '234', '567']
+    """
+    return _cl100k_with(DIGITS_RIGHT_REFERENCE).encode_ordinary(text)
 
 
 def _groups_from_right(run: str) -> list[str]:
@@ -334,31 +452,25 @@ def _groups_from_right(run: str) -> list[str]:
     return [run[:head]] + [run[i : i + 3] for i in range(head, len(run), 3)]
 
 
-def encode_digits_from_right_reference(text: str) -> list[int]:
-    """cl100k_base's ids, each run of digits in groups of three from the right.
-
-    >>> cl100k = get_encoding("cl100k_base")
-    >>> [cl100k.decode([i]) for i in encode_digits_from_right_reference("x1234567")]
-    ['x', '1', '234', '567']
-    """
-    return _encode_runs(text, _groups_from_right)
-
-
-def _encode_runs(text: str, groups) -> list[int]:
-    """The text between digit runs with encode_ordinary; each group of a run on its own."""
-    enc = get_encoding("cl100k_base")
-    ids, start = [], 0
-    for match in DIGIT_RUN.finditer(text):
-        ids += enc.encode_ordinary(text[start : match.start()])
-        for group in groups(match.group()):
-            ids += enc.encode_ordinary(group)
-        start = match.end()
-    return ids + enc.encode_ordinary(text[start:])
-
-
 def _reversed_groups(run: str) -> list[str]:
     backwards = run[::-1]
     return [backwards[i : i + 3] for i in range(0, len(backwards), 3)][::-1]
+
+
+def _encode_runs(groups):
+    """The text between digit runs encoded alone; each group of a run on its own."""
+
+    def encode(text: str) -> list[int]:
+        enc = get_encoding("cl100k_base")
+        ids, start = [], 0
+        for match in DIGIT_RUN.finditer(text):
+            ids += enc.encode_ordinary(text[start : match.start()])
+            for group in groups(match.group()):
+                ids += enc.encode_ordinary(group)
+            start = match.end()
+        return ids + enc.encode_ordinary(text[start:])
+
+    return encode
 
 
 def _spaced_then_dropped(text: str) -> list[int]:
@@ -372,16 +484,27 @@ def _digits_examples() -> Cases:
         (("in 1234567 days",), ""),
         (("1,234,567 and 3.14159",), "every run on its own"),
         (("20240101 1887 42",), ""),
+        (("in  12345 days,\n\n  1234 nights",), "whitespace before a number, as cl100k_base"),
+        (("a 1234½-mile road",), "a run of digits is what \\p{N}+ matches"),
         (("no digits",), ""),
         (("",), "no text"),
     ]
 
 
+def _digits_draw(rng: random.Random) -> tuple[str]:
+    """A text whose numbers show each mistake: four or more digits, not a multiple of three,
+    one after a run of whitespace and one ending in a digit outside 0-9."""
+    numbers = [str(rng.randint(10**3, 10**9)) for _ in range(3)]
+    numbers = [n if len(n) % 3 else n + "1" for n in numbers]
+    space = rng.choice(["  ", "   ", "\n\n  ", "\t "])
+    other = rng.choice("½¼²³")
+    words = [random_text(rng, rng.randint(1, 3)) for _ in range(3)]
+    text = f"{words[0]}{space}{numbers[0]} {words[1]} {numbers[1]}{other} {words[2]} {numbers[2]}"
+    return (text,)
+
+
 def _digits_hidden(rng: random.Random) -> Cases:
-    numbers = [
-        str(rng.randint(10**3, 10**9)).rjust(rng.choice([4, 5, 7, 8]), "1") for _ in range(3)
-    ]
-    return [((f"{random_text(rng, 3)} {' x '.join(numbers)} {numbers[0]}1",), "random")]
+    return drawn_until_caught(rng, _digits_draw, ENCODE_DIGITS, at_least=2)
 
 
 ENCODE_DIGITS = TaskSpec(
@@ -399,15 +522,32 @@ ENCODE_DIGITS = TaskSpec(
         ),
         Mistake(
             "grouping the reversed digits works, but each group must be turned back too",
-            lambda text: _encode_runs(text, _reversed_groups),
+            _encode_runs(_reversed_groups),
         ),
         Mistake(
-            "the text's own spaces are tokens too: encode the text between the numbers as it is",
+            "the text around a number is cut as cl100k_base cuts it in context: encoding the "
+            "text between the numbers on its own joins the spaces before a number that "
+            "cl100k_base keeps apart",
+            _encode_runs(_groups_from_right),
+        ),
+        Mistake(
+            "only the digits 0-9 are grouped from the right: a run of digits is every character "
+            "of category N (\\p{N}), ½ and ² included",
+            _digits_by(r"[0-9]{1,3}(?=(?:[0-9]{3})*(?![0-9]))|\p{N}{1,3}+"),
+        ),
+        Mistake(
+            "a possessive quantifier never gives a digit back, so the leading digits of a "
+            "number whose length is not a multiple of 3 are lost",
+            _digits_by(r"\p{N}{1,3}+(?=(?:\p{N}{3})*+(?!\p{N}))"),
+        ),
+        Mistake(
+            "the text's own spaces are tokens too: only the digits may be cut otherwise than "
+            "cl100k_base cuts them",
             _spaced_then_dropped,
         ),
     ),
-    "find the runs of digits (what \\p{N} matches), encode the text between them as it is, "
-    "and each run in groups of three counted from its end.",
+    "the ids must be cl100k_base's everywhere but inside runs of digits; compare your tokens "
+    "with cl100k_base's on the first case that differs.",
 )
 
 # --- Task 5: how an encoding cuts the numbers of a sentence ------------------------------------
@@ -419,9 +559,13 @@ def digit_pieces_reference(text: str, encoding_name: str) -> list[list[str]]:
     >>> digit_pieces_reference("in 381 AD", "gpt2")
     [['38', '1']]
     """
-    starts = set(token_starts_reference(text, encoding_name))
+    return _cut_runs(text, set(token_starts_reference(text, encoding_name)))
+
+
+def _cut_runs(text: str, starts: set[int], runs: regex.Pattern = DIGIT_RUN) -> list[list[str]]:
+    """Each match of runs in text, cut at the starts that fall inside it."""
     pieces = []
-    for match in DIGIT_RUN.finditer(text):
+    for match in runs.finditer(text):
         cuts = [match.start(), *sorted(s for s in starts if match.start() < s < match.end())]
         pieces.append([text[a:b] for a, b in zip(cuts, [*cuts[1:], match.end()])])
     return pieces
@@ -446,11 +590,51 @@ def _pieces_digit_tokens(text, encoding_name):
     return pieces + ([run] if run else [])
 
 
+def _pieces_spaced_alone(text, encoding_name):
+    """Each run encoded alone after a space, as numbers in a sentence are, spaces dropped."""
+    enc = get_encoding(encoding_name)
+    pieces = [
+        [enc.decode([i]).strip() for i in enc.encode_ordinary(" " + run)]
+        for run in DIGIT_RUN.findall(text)
+    ]
+    return [[piece for piece in run if piece] for run in pieces]
+
+
+def _pieces_at_byte_starts(text, encoding_name):
+    """The reference's cuts at the tokens' byte offsets, taken for str indices."""
+    starts, offset = set(), 0
+    for piece in _pieces(text, encoding_name):
+        starts.add(offset)
+        offset += len(piece)
+    return _cut_runs(text, starts)
+
+
+def _pieces_digits_of_tokens(text, encoding_name):
+    """The digits of each token, a run lasting as long as tokens with digits follow."""
+    enc = get_encoding(encoding_name)
+    pieces, run = [], []
+    for i in enc.encode_ordinary(text):
+        digits = "".join(DIGIT_RUN.findall(enc.decode([i])))
+        if digits:
+            run.append(digits)
+        elif run:
+            pieces, run = [*pieces, run], []
+    return pieces + ([run] if run else [])
+
+
+def _pieces_ascii(text, encoding_name):
+    """The reference's cuts, for runs of 0-9 only."""
+    return _cut_runs(text, set(token_starts_reference(text, encoding_name)), ASCII_RUN)
+
+
 def _pieces_examples() -> Cases:
     return [
         (("in 381 AD", "gpt2"), "the space belongs to the token"),
         (("in 380 and 381, 127 and 677", "gpt2"), ""),
-        (("1234567 and 381", "cl100k_base"), ""),
+        (("(381) and $381, not 381", "gpt2"), "no space before a number"),
+        (("a café 381 km from 1910 1966", "gpt2"), "str indices, and one run per number"),
+        (("in ४५६७, 1910 1966", "gpt2"), "a digit is what \\p{N} matches"),
+        (("in ४५६७ and 1234567", "cl100k_base"), ""),
         (("in 381 and 2024", "o200k_base"), ""),
         (("no numbers", "gpt2"), ""),
     ]
@@ -468,11 +652,15 @@ def _split_in_context(rng: random.Random) -> str:
 
 
 def _pieces_hidden(rng: random.Random) -> Cases:
+    """gpt2 with a number cut in context, after a space, after a non-ASCII word and right after
+    punctuation, then years in a row; numbers of another digit system under the others."""
     number = _split_in_context(rng)
     years = " ".join(str(rng.randint(1900, 2099)) for _ in range(3))
+    word = rng.choice(["café", "naïve", "日本", "Ωμέγα"])
+    other = "".join(rng.choice("०१२३४५६७८९") for _ in range(rng.randint(4, 7)))
     return [
-        ((f"{random_text(rng, 2)} {number} in {years}", "gpt2"), "random"),
-        ((f"{number} x {rng.randint(10**4, 10**8)}", rng.choice(ENCODINGS[1:])), "random"),
+        ((f"{random_text(rng, 2)} {word} {number} ({number}) in {years}", "gpt2"), "random"),
+        ((f"{number} x {rng.randint(10**4, 10**8)} {other}", rng.choice(ENCODINGS[1:])), "random"),
     ]
 
 
@@ -498,9 +686,28 @@ DIGIT_PIECES = TaskSpec(
             "a token may hold a space and digits (' 38'): its digits are a piece too",
             _pieces_digit_tokens,
         ),
+        Mistake(
+            "a number is not always after a space: in '(381)' or at the start of the text gpt2 "
+            "cuts it as it cuts '381' alone, so cut the tokens of the whole text",
+            _pieces_spaced_alone,
+        ),
+        Mistake(
+            "the cuts are str indices, counted in characters: a byte offset is past the right "
+            "place once the text before it has a character of several bytes",
+            _pieces_at_byte_starts,
+        ),
+        Mistake(
+            "each run of digits is one number: a token that starts with a space starts a new "
+            "one, as ' 1966' after '1910' does",
+            _pieces_digits_of_tokens,
+        ),
+        Mistake(
+            "a run of digits is what \\p{N}+ matches, digits of other systems (४५६७) included",
+            _pieces_ascii,
+        ),
     ),
-    "find where each token starts in the text, then cut each run of digits at the token "
-    "starts that fall inside it.",
+    "each piece is the part of one run of digits that one token of the whole text holds; "
+    "compare your pieces with the tokens around the first number that differs.",
 )
 
 SPECS = (PASSAGES, PARTIAL_SHARE, TOKEN_STARTS, ENCODE_DIGITS, DIGIT_PIECES)

@@ -1,10 +1,9 @@
-"""The worked examples' claims about BPE (chapters 04-06), chapter 07's and two of 08's, computed.
+"""The worked examples' claims about BPE (chapters 04-06) and chapter 07's, computed.
 
 Every claim recorded in :mod:`book.walkthroughs` is here; the data (texts, corpora, claimed
 values) stays there, the computation lives here. Each cites the primary source of its worked
 example: Sennrich et al.'s paper, the Hugging Face course, CS336's handout and lecture, GPT-2's
-paper; a figure about a real encoding cites the encoding (tiktoken) and Llama's chat template
-its config file.
+paper; Llama's chat template cites its config file.
 
 >>> len({claim.id for claim in CLAIMS}) == len(CLAIMS)
 True
@@ -20,7 +19,6 @@ from book import corpora
 from book import walkthroughs as w
 from book.chat import LLAMA3, LLAMA31, ChatTemplate, encode_chat
 from book.claims.core import Claim, show_value
-from book.claims.real import pieces
 from book.encodings import get_encoding
 from book.tokenizers import ByteTokenizer
 from book.tokenizers.bpe.char_bpe import apply_merges, initial_splits, learn_merges, pair_counts
@@ -298,32 +296,6 @@ CLAIMS: list[Claim] = [
         show=lambda v: ", ".join(f"{k} {show_value(n)}" for k, n in gpt2_sizes().items()),
         uses=("GPT2_CLAIMED_N_VOCAB",),
     ),
-    # ---- real encodings, shown by chapter 08's claims table
-    Claim(
-        "gpt4-ids",
-        8,
-        w.GPT4_SOURCE,
-        f"GPT-4 sees \u201cI'm tokenizing this\u201d as {w.GPT4_CLAIMED_IDS} (ids printed in "
-        "introductions; cl100k_base settles it)",
-        w.GPT4_CLAIMED_IDS,
-        lambda: get_encoding("cl100k_base").encode(w.GPT4_TEXT),
-        show=lambda v: f"{v} (with ’: {get_encoding('cl100k_base').encode('I’m tokenizing this')})",
-        uses=("GPT4_CLAIMED_IDS",),
-    ),
-    *[
-        Claim(
-            f"def-count-{name}",
-            8,
-            w.DEF_SOURCE,
-            f"\u201cdef calculate():\u201d is ~{claimed} tokens under {name} (a count printed in "
-            "introductions)",
-            claimed,
-            lambda name=name: len(get_encoding(name).encode(w.DEF_TEXT)),
-            show=lambda v, name=name: f"{v}: {pieces(name, w.DEF_TEXT)}",
-            uses=("DEF_CLAIMED_TOKEN_COUNTS",),
-        )
-        for name, claimed in w.DEF_CLAIMED_TOKEN_COUNTS.items()
-    ],
     # ---- special tokens (chapter 07)
     Claim(
         "chat-markup-overhead",

@@ -1,12 +1,13 @@
 """Claims about real tokenizers (chapter 08), each computed with tiktoken's encodings offline.
 
-Most are figures that circulate in introductions to tokenization (vocabulary sizes, example
-token counts, language premiums); each record names what settles it: tiktoken's encodings
-(``tiktoken2022``), a study (``petrov2023``), or the announcement that made it
-(``openai2024gpt4o``).
+Each record cites the source that makes the claim: the encodings' definitions in tiktoken
+(``tiktoken_openai_public``), the ids and counts that Karpathy's lecture and minbpe README
+print (``karpathy2024tokenizer``, ``karpathy2024minbpe``), OpenAI's help article
+(``openai_tokens_help``), a study (``petrov2023``), or the announcement that made it
+(``openai2024gpt4o``); the texts and claimed values are in :mod:`book.walkthroughs`.
 
 >>> check_ids = {claim.id for claim in CLAIMS}
->>> {"o200k-hello-ids", "gpt4o-fewer-tokens"} <= check_ids
+>>> {"minbpe-gpt4-ids", "gpt4o-fewer-tokens"} <= check_ids
 True
 """
 
@@ -14,40 +15,13 @@ from __future__ import annotations
 
 import functools
 
-import tiktoken
-
 from book import corpora
+from book import walkthroughs as w
 from book.analysis.metrics import tokens_per_word
-from book.claims.core import Claim, approx, between
+from book.claims.core import Claim, approx, approx_each
 from book.encodings import get_encoding
 
-TIKTOKEN = "tiktoken2022"  # what settles a claim about an encoding: the encoding itself
-FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"
-
-# Example texts and the o200k_base token counts printed for them in introductions.
-O200K_COUNTS = {
-    "The capital of France is Paris.": 7,
-    "def fibonacci(n):\n    if n <= 1:\n        return n": 14,
-    "E = mc²": 4,
-    "こんにちは世界": 2,
-    "مرحبا بالعالم": 4,
-    "Hello 😀 World 🌍": 5,
-}
-O200K_IDS = {
-    "Hello, world! How are you?": [13225, 11, 2375, 0, 3253, 553, 481, 30],
-    "The capital of France is Paris.": [976, 9029, 328, 10128, 382, 12650, 13],
-    "Hello": [13225],
-}
-# A slice of GPT-2's vocabulary as it is sometimes listed.
-GPT2_SLICE = {
-    0: "!",
-    1: '"',
-    262: "the",
-    263: "in",
-    464: "of",
-    15496: "Hello",
-    50256: "<|endoftext|>",
-}
+ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
 # OpenAI's announcement of GPT-4o: how many times fewer tokens its tokenizer needs than
 # GPT-4's, language by language (six of its twenty languages; on OpenAI's own sample texts).
 GPT4O_FEWER_TOKENS = {
@@ -58,17 +32,13 @@ GPT4O_FEWER_TOKENS = {
     "Japanese": 1.4,
     "English": 1.1,
 }
+# The sizes the encodings' names give (r50k, cl100k, o200k: about 50, 100 and 200 thousand).
+NAMED_SIZES = {"r50k_base": 50_000, "cl100k_base": 100_000, "o200k_base": 200_000}
 
 
 def count(name: str, text: str) -> int:
     """Tokens of ``text`` under tiktoken encoding ``name``."""
     return len(get_encoding(name).encode(text))
-
-
-def pieces(name: str, text: str) -> list[str]:
-    """The tokens of ``text`` under ``name``, each decoded on its own."""
-    enc = get_encoding(name)
-    return [enc.decode([token_id]) for token_id in enc.encode(text)]
 
 
 def vocab_counts(name: str) -> dict[str, int]:
@@ -100,104 +70,78 @@ def largest_premium(name: str) -> tuple[str, float]:
     return language, premiums(name)[language]
 
 
-def _sizes_agree(claimed: dict[str, tuple[int, str, bool]], computed: dict[str, dict]) -> bool:
-    """Each claimed size equals the named count exactly, or within 5% when it says "~"."""
-    return all(
-        computed[name][field] == value if exact else approx(0.05)(value, computed[name][field])
-        for name, (value, field, exact) in claimed.items()
-    )
+def spelled_by(
+    name: str, texts: tuple[str, ...], parts: list[str], strip: bool = True
+) -> dict[str, list[int]]:
+    """For each part, the ids of the first run of tokens of one of texts that spells it
+    (the spaces around it aside, unless strip is False).
+
+    >>> spelled_by("gpt2", ("127 + 677",), ["127", "677"])
+    {'127': [16799], '677': [718, 3324]}
+    """
+    enc = get_encoding(name)
+    found: dict[str, list[int]] = {}
+    for text in texts:
+        ids = enc.encode(text)
+        for start in range(len(ids)):
+            for end in range(start + 1, len(ids) + 1):
+                part = enc.decode(ids[start:end])
+                part = part.strip() if strip else part
+                if part in parts and part not in found:
+                    found[part] = ids[start:end]
+    return {part: found[part] for part in parts if part in found}
 
 
-def _sizes_claim(claim_id: str, says: str, claimed: dict) -> Claim:
-    """A claim about vocabulary sizes: {encoding: (value, which count, exact?)}."""
-    return Claim(
-        claim_id,
+def gpt2_pieces(ids: list[int]) -> list[str]:
+    """gpt2's tokens for ids, each decoded on its own."""
+    return [get_encoding("gpt2").decode([token_id]) for token_id in ids]
+
+
+def english_rates() -> dict[str, tuple[float, float]]:
+    """(tokens per word, characters per token) of the plays and the English passage, o200k."""
+    enc = get_encoding("o200k_base")
+    texts = {
+        "the plays": corpora.english("all"),
+        "the English passage": corpora.parallel()["English"],
+    }
+    return {
+        name: (tokens_per_word(enc, text), len(text) / len(enc.encode(text)))
+        for name, text in texts.items()
+    }
+
+
+CLAIMS: list[Claim] = [
+    Claim(
+        "minbpe-gpt4-ids",
         8,
-        TIKTOKEN,
-        says,
-        claimed,
-        lambda: {name: vocab_counts(name) for name in claimed},
-        agrees=_sizes_agree,
+        w.MINBPE_SOURCE,
+        f"cl100k_base (GPT-4's encoding) gives {w.MINBPE_TEXT!r} the ids {w.MINBPE_CLAIMED_IDS}",
+        w.MINBPE_CLAIMED_IDS,
+        lambda: get_encoding("cl100k_base").encode(w.MINBPE_TEXT),
+        show=lambda v: "the same ids" if v == w.MINBPE_CLAIMED_IDS else str(v),
+        uses=("MINBPE_CLAIMED_IDS",),
+    ),
+    Claim(
+        "vocab-sizes",
+        8,
+        "tiktoken_openai_public",
+        "the encodings' names give their sizes: r50k_base about 50,000 tokens, cl100k_base "
+        "about 100,000, o200k_base about 200,000",
+        NAMED_SIZES,
+        lambda: {name: vocab_counts(name) for name in NAMED_SIZES},
+        agrees=lambda claimed, computed: all(
+            approx(0.05)(size, computed[name]["n_vocab"]) for name, size in claimed.items()
+        ),
         show=lambda v: "; ".join(
             f"{name}: {c['ordinary']:,} ordinary, {c['merges']:,} merges, n_vocab {c['n_vocab']:,}"
             for name, c in v.items()
         ),
-    )
-
-
-CLAIMS: list[Claim] = [
-    *[
-        Claim(
-            f"o200k-count-{i}",
-            8,
-            TIKTOKEN,
-            f"{text!r} is {n} tokens under o200k_base (an example count printed in introductions)",
-            n,
-            lambda text=text: count("o200k_base", text),
-        )
-        for i, (text, n) in enumerate(O200K_COUNTS.items())
-    ],
-    Claim(
-        "o200k-hello-ids",
-        8,
-        TIKTOKEN,
-        "o200k_base ids as introductions print them: 'Hello, world! How are you?' → [13225, "
-        "11, 2375, 0, 3253, 553, 481, 30]; 'The capital of France is Paris.' → [976, 9029, …]; "
-        "'Hello' → 13225",
-        O200K_IDS,
-        lambda: {text: get_encoding("o200k_base").encode(text) for text in O200K_IDS},
-        show=lambda v: "the same ids",
-    ),
-    Claim(
-        "family-emoji-tokens",
-        8,
-        TIKTOKEN,
-        "the family emoji (four emoji joined by zero-width joiners) becomes 5 or more tokens, "
-        "a common warning",
-        5,
-        lambda: count("o200k_base", FAMILY),
-        agrees=lambda claimed, computed: computed >= claimed,
-        show=lambda v: f"{v} tokens under o200k_base ({count('gpt2', FAMILY)} under gpt2)",
-    ),
-    Claim(
-        "gpt2-vocab-slice",
-        8,
-        TIKTOKEN,
-        "GPT-2's ids as sometimes listed: 0 !, 1 \", 262 the, 263 in, 464 of, 15496 Hello, "
-        "50256 <|endoftext|>",
-        GPT2_SLICE,
-        lambda: {i: get_encoding("gpt2").decode([i]) for i in GPT2_SLICE},
-        show=lambda v: (
-            "; ".join(f"{i} is {token!r}" for i, token in v.items() if token != GPT2_SLICE[i])
-            + f"; the other {sum(token == GPT2_SLICE[i] for i, token in v.items())} are right"
-        ),
-    ),
-    _sizes_claim(
-        "vocab-sizes",
-        "the vocabulary sizes usually quoted: GPT-2 50,257, GPT-4 100,256, GPT-4o about "
-        "200,000 (and r50k_base about 50,000)",
-        {
-            "gpt2": (50_257, "n_vocab", True),
-            "r50k_base": (50_000, "ordinary", False),
-            "cl100k_base": (100_256, "ordinary", True),
-            "o200k_base": (200_000, "n_vocab", False),
-        },
-    ),
-    _sizes_claim(
-        "vocab-merges",
-        "the merge counts usually quoted: 50,000 for GPT-2, about 100,000 for GPT-4, about "
-        "200,000 for GPT-4o",
-        {
-            "gpt2": (50_000, "merges", True),
-            "cl100k_base": (100_000, "merges", False),
-            "o200k_base": (200_000, "merges", False),
-        },
     ),
     Claim(
         "harmony-variant",
         8,
-        TIKTOKEN,
-        "o200k_harmony is o200k_base with additional special tokens",
+        "tiktoken_openai_public",
+        "o200k_harmony is o200k_base's split pattern and ranks with more special tokens",
         True,
         lambda: (
             get_encoding("o200k_harmony").token_byte_values()
@@ -214,115 +158,27 @@ CLAIMS: list[Claim] = [
         ),
     ),
     Claim(
-        "gpt5-harmony",
-        8,
-        TIKTOKEN,
-        "GPT-5 uses the o200k_harmony encoding (said in introductions); tiktoken's table of "
-        "models settles it",
-        "o200k_harmony",
-        lambda: tiktoken.encoding_name_for_model("gpt-5"),
-        show=lambda v: (
-            f"tiktoken {tiktoken.__version__} maps gpt-5 to {v} and gpt-oss to "
-            f"{tiktoken.encoding_name_for_model('gpt-oss-120b')}"
-        ),
-    ),
-    Claim(
-        "gpt2-380-381",
-        8,
-        TIKTOKEN,
-        "under GPT-2 a number can be one token and the next one two: \u201c380\u201d one "
-        "token, \u201c381\u201d \u201c38\u201d + \u201c1\u201d",
-        ([" 380"], [" 38", "1"]),
-        lambda: (pieces("gpt2", " 380"), pieces("gpt2", " 381")),
-        show=lambda v: f"gpt2, after a space: {v[0]} and {v[1]}",
-    ),
-    Claim(
-        "123456-split",
-        8,
-        TIKTOKEN,
-        "\u201c123456\u201d might be tokenized as 123 + 456 (or 12 + 345 + 6, or six digits)",
-        ["123", "456"],
-        lambda: pieces("o200k_base", "123456"),
-        agrees=lambda claimed, computed: (
-            computed == claimed
-            and all(pieces(name, "123456") == claimed for name in ("gpt2", "cl100k_base"))
-        ),
-        show=lambda v: " + ".join(v) + " under gpt2, cl100k_base and o200k_base",
-    ),
-    Claim(
-        "hello-world-space",
-        8,
-        TIKTOKEN,
-        "\u201cHello world\u201d is Hello + \u2018 world\u2019: the space goes with the next word",
-        ["Hello", " world"],
-        lambda: pieces("o200k_base", "Hello world"),
-        show=lambda v: " + ".join(map(repr, v)),
-    ),
-    Claim(
-        "helloworld-split",
-        8,
-        TIKTOKEN,
-        "\u201cHelloworld\u201d might become Hello + world or Hellow + orld",
-        [["Hello", "world"], ["Hellow", "orld"]],
-        lambda: {
-            name: pieces(name, "Helloworld") for name in ("gpt2", "cl100k_base", "o200k_base")
-        },
-        agrees=lambda claimed, computed: any(split in claimed for split in computed.values()),
-        show=lambda v: "; ".join(f"{name}: {' + '.join(split)}" for name, split in v.items()),
-    ),
-    Claim(
         "english-tokens-per-word",
         8,
         "openai_tokens_help",
-        "English runs at about 1.2-1.4 tokens per word, a range quoted around OpenAI's rule "
-        "of thumb of 100 tokens for 75 words (1.33 per word)",
-        (1.2, 1.4),
-        lambda: {
-            "the plays": tokens_per_word(get_encoding("o200k_base"), corpora.english("all")),
-            "the English passage": tokens_per_word(
-                get_encoding("o200k_base"), corpora.parallel()["English"]
-            ),
-        },
-        agrees=lambda claimed, computed: all(
-            between(claimed, round(v, 2)) for v in computed.values()
-        ),
-        show=lambda v: "o200k_base: " + ", ".join(f"{name} {tpw:.2f}" for name, tpw in v.items()),
-    ),
-    Claim(
-        "premium-up-to-15",
-        8,
-        "petrov2023",
-        "the same text translated into different languages can differ in tokenization length "
-        "\u201cup to 15 times\u201d",
-        15,
-        lambda: largest_premium("gpt2"),
-        agrees=lambda claimed, computed: computed[1] <= claimed,
-        show=lambda v: f"largest on the book's passage: {v[1]:.1f}× ({v[0]}, gpt2)",
-    ),
-    Claim(
-        "premium-up-to-5",
-        8,
-        "petrov2023",
-        "some languages need up to 5 times as many tokens as English (a figure that "
-        "circulates; premiums on parallel text, as Petrov et al. measure them, settle it)",
-        5,
-        lambda: largest_premium("cl100k_base"),
-        agrees=lambda claimed, computed: computed[1] <= claimed,
+        "for English, 100 tokens are about 75 words (1.33 tokens per word)",
+        100 / 75,
+        lambda: {name: rates[0] for name, rates in english_rates().items()},
+        agrees=approx_each(0.1),
         show=lambda v: (
-            f"cl100k_base: up to {v[1]:.1f}× ({v[0]}); o200k_base: up to "
-            f"{largest_premium('o200k_base')[1]:.1f}× ({largest_premium('o200k_base')[0]})"
+            "depends on the text; o200k_base: "
+            + ", ".join(f"{name} {tpw:.2f}" for name, tpw in v.items())
         ),
     ),
     Claim(
-        "premium-hindi-japanese",
+        "english-characters-per-token",
         8,
-        "petrov2023",
-        "an English-trained tokenizer needs 3-4 times as many tokens for Hindi or Japanese (a "
-        "figure that circulates; premiums on parallel text settle it)",
-        (3, 4),
-        lambda: {lang: premiums("gpt2")[lang] for lang in ("Hindi", "Japanese")},
-        agrees=lambda claimed, computed: all(between(claimed, v) for v in computed.values()),
-        show=lambda v: "gpt2: " + ", ".join(f"{lang} {p:.1f}×" for lang, p in v.items()),
+        "openai_tokens_help",
+        "for English, 1 token is about 4 characters",
+        4,
+        lambda: {name: rates[1] for name, rates in english_rates().items()},
+        agrees=approx_each(0.1),
+        show=lambda v: "o200k_base: " + ", ".join(f"{name} {cpt:.2f}" for name, cpt in v.items()),
     ),
     Claim(
         "gpt4o-fewer-tokens",
@@ -343,5 +199,93 @@ CLAIMS: list[Claim] = [
         show=lambda v: (
             "the book's passage: " + ", ".join(f"{lang} {ratio:.2f}×" for lang, ratio in v.items())
         ),
+    ),
+    Claim(
+        "premium-up-to-15",
+        8,
+        "petrov2023",
+        "the same text translated into different languages can differ in tokenization length "
+        "\u201cup to 15 times\u201d",
+        15,
+        lambda: largest_premium("gpt2"),
+        agrees=lambda claimed, computed: computed[1] <= claimed,
+        show=lambda v: f"largest on the book's passage: {v[1]:.1f}× ({v[0]}, gpt2)",
+    ),
+    Claim(
+        "lecture-gpt2-ids",
+        8,
+        w.LECTURE_SOURCE,
+        "gpt2's ids: \u201cTokenization\u201d is 30642 then 1634, \u201c is\u201d 318, "
+        "\u201c at\u201d 379, \u201c the\u201d 262",
+        w.LECTURE_CLAIMED_IDS,
+        lambda: spelled_by("gpt2", (w.LECTURE_TEXT,), list(w.LECTURE_CLAIMED_IDS), strip=False),
+        show=lambda v: f"the same ids, in {w.LECTURE_TEXT!r}",
+        uses=("LECTURE_CLAIMED_IDS",),
+    ),
+    Claim(
+        "lecture-gpt2-numbers",
+        8,
+        w.LECTURE_SOURCE,
+        "gpt2 cuts the numbers of \u201c127 + 677 = 804\u201d and \u201c1275 + 6773 = "
+        "8041\u201d arbitrarily: "
+        + ", ".join(
+            f"{n} " + " + ".join(map(repr, p)) for n, p in w.LECTURE_CLAIMED_NUMBERS.items()
+        ),
+        w.LECTURE_CLAIMED_NUMBERS,
+        lambda: {
+            number: gpt2_pieces(ids)
+            for number, ids in spelled_by(
+                "gpt2", w.LECTURE_SUMS, list(w.LECTURE_CLAIMED_NUMBERS)
+            ).items()
+        },
+        show=lambda v: (
+            "; ".join(
+                f"{n} is " + " + ".join(map(repr, p))
+                for n, p in v.items()
+                if p != w.LECTURE_CLAIMED_NUMBERS[n]
+            )
+            + "; the other numbers as said"
+        ),
+        uses=("LECTURE_CLAIMED_NUMBERS",),
+    ),
+    Claim(
+        "help-como-estas",
+        8,
+        w.TOKENS_HELP_SOURCE,
+        f"\u201c{w.COMO_ESTAS}\u201d contains {w.COMO_ESTAS_CLAIMED_TOKENS} tokens for 10 "
+        "characters",
+        w.COMO_ESTAS_CLAIMED_TOKENS,
+        lambda: {name: count(name, w.COMO_ESTAS) for name in ENCODINGS},
+        agrees=lambda claimed, computed: (
+            None if len({n == claimed for n in computed.values()}) > 1 else claimed in computed
+        ),
+        show=lambda v: (
+            "depends on the encoding: " + ", ".join(f"{name} {n}" for name, n in v.items())
+        ),
+        uses=("COMO_ESTAS_CLAIMED_TOKENS",),
+    ),
+    Claim(
+        "help-gretzky",
+        8,
+        w.TOKENS_HELP_SOURCE,
+        f"\u201c{w.GRETZKY_QUOTE}\u201d = {w.GRETZKY_CLAIMED_TOKENS} tokens",
+        w.GRETZKY_CLAIMED_TOKENS,
+        lambda: {
+            name: (
+                count(name, w.GRETZKY_QUOTE),
+                count(name, w.GRETZKY_QUOTE.replace("\u2019", "'")),
+            )
+            for name in ENCODINGS
+        },
+        agrees=lambda claimed, computed: (
+            None
+            if len({n == claimed for pair in computed.values() for n in pair}) > 1
+            else claimed == next(iter(computed.values()))[0]
+        ),
+        show=lambda v: (
+            "depends on the encoding and the apostrophe (\u2019 or '): "
+            + ", ".join(f"{name} {a} or {b}" for name, (a, b) in v.items())
+        ),
+        uses=("GRETZKY_CLAIMED_TOKENS",),
     ),
 ]
