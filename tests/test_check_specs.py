@@ -1,6 +1,6 @@
-"""Every spec of every migrated chapter: the reference earns full points and each known mistake
-(the chapter's nearest cell among them, where the task is a variant) earns 0, from the check
-cell's path and from the judge's, on every seed 1-20; the hint names the mistake."""
+"""Every spec of every chapter and of the demo exercise: the reference earns full points and each
+known mistake (the chapter's nearest cell among them, where the task is a variant) earns 0, from
+the check cell's path and from the judge's, on every seed 1-20; the hint names the mistake."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from book.checks.spec import TaskSpec
 from book.grading.calls import judge_in_process
 
-CHAPTERS = ("ch01", "ch02", "ch03", "ch04", "ch05", "ch06", "ch07", "ch08", "ch09", "ch10")
+CHAPTERS = ("ch01", "ch02", "ch03", "ch04", "ch05", "ch06", "ch07", "ch08", "ch09", "ch10", "demo")
 # Seed 1 in make test-fast; seeds 2-20 in make test (marked slow).
 SEEDS = [1, *(pytest.param(seed, marks=pytest.mark.slow) for seed in range(2, 21))]
 SPECS = [
