@@ -153,8 +153,10 @@ DECODE = TaskSpec(
         Group(
             "the examples",
             1,
-            lambda: _bytes_of("hello", "héllo wörld", "日本", "👋🏽", "")
-            + [(([104, 105, 0xFF],), "0xFF is never UTF-8")],
+            lambda: [
+                *_bytes_of("hello", "héllo wörld", "日本", "👋🏽", ""),
+                (([104, 105, 0xFF],), "0xFF is never UTF-8"),
+            ],
         ),
         Group(
             "cut characters",
