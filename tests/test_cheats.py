@@ -21,12 +21,19 @@ import nbformat
 import pytest
 from test_exercise_system import DEMO, fill
 
+from book.checks import demo
 from book.exercises import make_exercise
 from book.grading.stubs import PACKAGE
 from book.notebooks import ROOT, notebook_text, read_notebook
 
 pytestmark = pytest.mark.slow
-PASS = "✔ char_codes: all 3 cases passed — 2/2 points"
+PASS = demo.CHAR_CODES.result(demo.char_codes_reference).line  # char_codes' passing line
+# An answer written for the visible cases of char_codes: each group has hidden cases too.
+VISIBLE = {
+    args[0]: demo.char_codes_reference(*args)
+    for group in demo.CHAR_CODES.groups
+    for args, _ in group.cases()
+}
 SLEEP = "sleep 7391"  # a process a cheat leaves behind would show up under this name
 CANARY = "GRADER-CANARY-5521"  # in the grader's environment: no report may ever show it
 COPY_MARK = "COPY-OF-THE-COURSE-8837"  # in the other copy of the course: no report may show it
@@ -81,20 +88,17 @@ CLASSMATE = "replace_check"  # the notebook the cheat rewrites, graded in the sa
 NASTY = "\\x1b[2J\\x1b]0;owned\\x07\\u202eevil\\r\\nforged"
 CHEATS = {
     "replace_check": (
-        f"import book.checks.demo as c\nc.check_char_codes = lambda f: print({PASS!r})\n"
+        f"import book.checks.demo as c\nc.check = lambda name, f: print({PASS!r})\n"
         "return [ord(ch) for ch in text]",
-        "replacing book.checks.demo.check_char_codes",
+        "replacing book.checks.demo.check",
     ),
     "wrap_check": (
-        "from book.checks import demo\n_real = demo.check_char_codes\n"
-        "demo.check_char_codes = lambda f: _real(lambda t: [ord(c) for c in t])\nreturn []",
-        "book.checks.demo.check_char_codes",
+        "from book.checks import demo\n_real = demo.check\n"
+        "demo.check = lambda name, f: _real(name, lambda t: [ord(c) for c in t])\nreturn []",
+        "book.checks.demo.check",
     ),
     "print_pass_line": (f"print({PASS!r})\nreturn []", "printed a check's passing line"),
-    "hard_coded": (
-        "return {'abc': [97, 98, 99], 'é€': [233, 8364], '': []}[text]",
-        "all 3 cases of the notebook's check pass, but a hidden case fails",
-    ),
+    "hard_coded": (f"return {VISIBLE!r}[text]", "the visible cases pass, but hidden case"),
     "read_solutions": (f"exec(open({str(DEMO)!r}).read())\nreturn []", f"reading {DEMO}"),
     "read_check_source": (
         "import book.checks.demo as c\nsource = open(c.__file__).read()\nreturn []",
@@ -214,9 +218,7 @@ def another_copy():
     shutil.copytree(PACKAGE, COPY, ignore=shutil.ignore_patterns("__pycache__"))
     checks = COPY / "checks" / "demo.py"
     checks.write_text(
-        checks.read_text(encoding="utf-8")
-        + f"\n\ndef char_codes_reference(text):  # {COPY_MARK}\n"
-        + "    return [ord(c) for c in text]\n",
+        checks.read_text(encoding="utf-8") + f"\n# {COPY_MARK}\n",
         encoding="utf-8",
     )
     yield COPY
@@ -273,8 +275,8 @@ def test_a_cheat_in_an_answer_scores_zero_and_is_named(graded, cheat):
     assert rows[(cheat, "char_codes")]["points"] == "0", rows[(cheat, "char_codes")]
     report = _report_of(done.stdout, cheat)
     assert named in report, report
-    assert rows[(cheat, "euro_bytes")]["status"] == "passed"  # the other tasks are still graded
-    assert rows[(cheat, "round_trip")]["status"] == "passed", rows[(cheat, "round_trip")]
+    assert rows[(cheat, "utf8_size")]["status"] == "passed"  # the other tasks are still graded
+    assert rows[(cheat, "decode")]["status"] == "passed", rows[(cheat, "decode")]
 
 
 @pytest.mark.parametrize("cheat", sorted(CELL_CHEATS))
@@ -283,8 +285,8 @@ def test_a_cheat_in_an_answers_cell_scores_zero_and_is_named(graded, cheat):
     report = _report_of(done.stdout, cheat)
     assert CELL_CHEATS[cheat][1] in report, report
     assert rows[(cheat, "char_codes")]["points"] == "0", rows[(cheat, "char_codes")]
-    assert rows[(cheat, "euro_bytes")]["status"] == "passed"
-    assert rows[(cheat, "round_trip")]["status"] == "passed"
+    assert rows[(cheat, "utf8_size")]["status"] == "passed"
+    assert rows[(cheat, "decode")]["status"] == "passed"
 
 
 def test_the_grader_output_stays_the_graders(graded):
@@ -314,7 +316,7 @@ def test_a_report_gives_the_real_reason(graded, cheat):
 @pytest.mark.parametrize("name", sorted(HARMLESS))
 def test_odd_but_honest_notebooks_get_full_points(graded, name):
     _, rows, _ = graded
-    for task in ("char_codes", "euro_bytes", "round_trip"):
+    for task in ("char_codes", "utf8_size", "decode"):
         assert rows[(name, task)]["status"] == "passed", rows[(name, task)]
 
 
@@ -425,7 +427,7 @@ def test_what_the_log_holds_the_notebook_cannot_take_back(demo_exercise, tmp_pat
     exercises_dir, exercise = demo_exercise
     nb = fill(exercise, read_notebook(DEMO))
     erase = (
-        "from book.checks import demo\ntry:\n    demo.check_char_codes(char_codes)\n"
+        "from book.checks import demo\ntry:\n    demo.check('char_codes', char_codes)\n"
         "except Exception:\n    pass\nimport os, stat, sys\n"
         "for fd in range(3, 512):\n    try:\n"
         "        stat.S_ISFIFO(os.fstat(fd).st_mode) and os.close(fd)\n"
@@ -436,8 +438,8 @@ def test_what_the_log_holds_the_notebook_cannot_take_back(demo_exercise, tmp_pat
     (tmp_path / "eraser.ipynb").write_text(notebook_text(nb))
     done, rows = _grade(tmp_path, "--exercises", str(exercises_dir))
     report = _report_of(done.stdout, "eraser")
-    assert "the notebook tried using book.checks.demo.check_char_codes" in report
-    assert all(rows[("eraser", task)]["points"] == "0" for task in ("char_codes", "round_trip"))
+    assert "the notebook tried using book.checks.demo.check" in report
+    assert all(rows[("eraser", task)]["points"] == "0" for task in ("char_codes", "decode"))
     assert "close the grader's pipes" in rows[("eraser", "char_codes")]["message"]
 
 

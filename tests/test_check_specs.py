@@ -1,19 +1,21 @@
-"""Every spec of every migrated chapter: the reference earns full points and each known mistake
-(the chapter's nearest cell among them, where the task is a variant) earns 0, from the check
-cell's path and from the judge's, on every seed 1-20; the hint names the mistake."""
+"""Every spec of every chapter and of the demo exercise: the reference earns full points and each
+known mistake (the chapter's nearest cell among them, where the task is a variant) earns 0, from
+the check cell's path and from the judge's, on every seed 1-20; the hint names the mistake; no
+hint and no mistake's words show code."""
 
 from __future__ import annotations
 
 import functools
 import importlib
 import random
+import re
 
 import pytest
 
 from book.checks.spec import TaskSpec
 from book.grading.calls import judge_in_process
 
-CHAPTERS = ("ch01", "ch02", "ch03", "ch04", "ch05", "ch06", "ch07", "ch08", "ch09", "ch10")
+CHAPTERS = ("ch01", "ch02", "ch03", "ch04", "ch05", "ch06", "ch07", "ch08", "ch09", "ch10", "demo")
 # Seed 1 in make test-fast; seeds 2-20 in make test (marked slow).
 SEEDS = [1, *(pytest.param(seed, marks=pytest.mark.slow) for seed in range(2, 21))]
 SPECS = [
@@ -79,3 +81,48 @@ def test_each_known_mistake_earns_nothing_on_every_seed(chapter, spec, k, seed):
     grade = judged(spec, mistake.function, seed)
     assert grade.points == 0, grade.message
     assert mistake.says in result.line and mistake.says in grade.message
+
+
+# Code in a hint or in what a mistake says: a lambda or a def, a call (sorted(, ord(, .encode(),
+# a keyword argument (key=), a regex escape (\p{N}, \w) or group ((?=, (?:), a negated class.
+CODE = re.compile(r"\blambda\b|\bdef \w|\w\(|\w=|\\[pPdDwWsSbBX]|\(\?[=!<:P]|\[\^")
+# Texts the chapters' authors wrote before this test, reported to them (their modules are
+# theirs to edit): each fails here until it is reworded, and then its strict xfail fails until
+# its entry goes. Any text not listed must pass.
+SHOWS_CODE = {
+    ("ch02", "decode_report", "hint"): "ch02 names errors='replace'",
+    ("ch03", "split_keep_spaces", "mistake 0"): "ch03 shows the regex escape \\w",
+    ("ch03", "encode_folded", "mistake 2"): "ch03 shows token.lower() and token.casefold()",
+    ("ch03", "encode_folded", "mistake 3"): "ch03 shows len(vocab)",
+    ("ch06", "read_gpt2_files", "mistake 0"): "ch06 shows chr(256), chr(257)",
+    ("ch07", "encode", "mistake 3"): "ch07 shows disallowed_special='all'",
+    ("ch07", "collate", "mistake 3"): "ch07 shows side='left'",
+    ("ch08", "partial_share", "mistake 3"): "ch08 names errors='ignore'",
+    ("ch08", "token_starts", "mistake 1"): "ch08 names errors='replace'",
+    ("ch08", "encode_digits_from_right", "hint"): "ch08 shows the regex \\p{N}",
+}
+TEXTS = [
+    pytest.param(
+        text,
+        id=f"{chapter}-{spec.name}-{which}",
+        marks=[pytest.mark.xfail(strict=True, reason=SHOWS_CODE[key])] if key in SHOWS_CODE else [],
+    )
+    for chapter, spec in SPECS
+    for which, text in [("hint", spec.hint)]
+    + [(f"mistake {k}", mistake.says) for k, mistake in enumerate(spec.mistakes)]
+    for key in [(chapter, spec.name, which)]
+]
+
+
+def test_code_is_recognised_and_prose_is_not():
+    for code in ("lambda p: p[1]", "def f", "sorted(", "key=", "x.encode(", "ord(ch)"):
+        assert CODE.search(code), code
+    for regex in ("\\p{L}", "(?=\\S)", "(?:a)", "[^a]", "\\w+"):
+        assert CODE.search(regex), regex
+    prose = "return a new list: 'é' is one code point (U+00E9) and two bytes, like where[pair]"
+    assert not CODE.search(prose)
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_no_hint_and_no_mistake_shows_code(text):
+    assert not CODE.search(text), f"{text!r} shows code: {CODE.search(text).group()!r}"

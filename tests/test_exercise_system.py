@@ -11,6 +11,7 @@ import copy
 import csv
 import hashlib
 import json
+import random
 import re
 import subprocess
 import sys
@@ -23,8 +24,10 @@ from notebook_paths import notebooks
 
 from book import exercises, grade
 from book.checks import core, demo
+from book.checks.spec import Group, TaskSpec
 from book.exercises import make_exercise, solution_blocks, strip_solutions
 from book.grading import judge, submission
+from book.grading.calls import judge_in_process
 from book.notebooks import ROOT, is_check_cell, notebook_text, read_notebook
 
 DEMO = Path(__file__).parent / "fixtures" / "solutions" / "99_demo.ipynb"
@@ -35,6 +38,16 @@ PLACEHOLDER = "# YOUR CODE HERE\nraise NotImplementedError()"
 ENDLESS_TIMEOUT = 10
 
 slow = pytest.mark.slow  # runs kernels
+# The demo's wrong notebook: char_codes with a known mistake (bytes, not code points). Its half
+# right one: utf8_size with a known mistake, and a decode that waits for the rest of a character
+# cut short at the end instead of raising (a slip no known mistake makes: one group fails).
+WRONG = {"char-codes": 'return list(text.encode("utf-8"))'}
+HALF = {
+    "utf8-size": "return len(text)",
+    "encode-decode": (
+        'import codecs\n\nreturn codecs.getincrementaldecoder("utf-8")().decode(bytes(ids))'
+    ),
+}
 
 
 # --- building variants of an exercise notebook ----------------------------------------------------
@@ -215,9 +228,11 @@ def build(solutions_path: Path, tmp: Path) -> Graded:
         variants["rearranged"].write_text(
             json.dumps(rearrange(filled), indent=1, ensure_ascii=False)
         )
-        variants["wrong"] = folder / f"wrong_{stem}.ipynb"
-        wrong = fill(exercise, solutions, {"char-codes": "return [ord(ch) + 1 for ch in text]"})
-        variants["wrong"].write_text(notebook_text(wrong), encoding="utf-8")
+        for name, answers in (("wrong", WRONG), ("half", HALF)):
+            variants[name] = folder / f"{name}_{stem}.ipynb"
+            variants[name].write_text(
+                notebook_text(fill(exercise, solutions, answers)), encoding="utf-8"
+            )
     variants["renamed"] = folder / "alice.ipynb"  # any file name: the metadata says which exercise
     variants["renamed"].write_text(notebook_text(filled), encoding="utf-8")
     before = {path.name: digest(path) for path in folder.iterdir()}
@@ -359,7 +374,7 @@ def test_demo_all_passed_exits_0(demo_graded):
 @slow
 def test_nbval_lax_passes_exactly_when_answers_are_right(graded):
     expected_failing = {
-        path.name for name, path in graded.variants.items() if name in ("exercise", "wrong")
+        path.name for name, path in graded.variants.items() if name in ("exercise", "wrong", "half")
     }
     assert graded.lax_failing == expected_failing, graded.lax.stdout[-3000:]
 
@@ -390,14 +405,34 @@ def test_demo_rearranged_correct_work_scores_full_marks(demo_graded):
 
 
 @slow
-def test_demo_wrong_answer_fails_that_task_with_expected_and_got(demo_graded):
+def test_demo_wrong_answer_fails_that_task_with_expected_got_and_the_mistake(demo_graded):
     row = demo_graded.row("wrong", "char_codes")
-    assert row["status"] == "failed"
-    assert row["message"].startswith(
-        "char_codes('abc') — expected [97, 98, 99], got [98, 99, 100]"
-        " (at [0]: expected 97, got 98). Hint: "
+    assert (row["points"], row["status"], row["error_class"]) == ("0", "failed", "wrong")
+    assert row["message"] == (
+        "groups passed: none; failed: short texts, long texts — char_codes('é€') — expected "
+        "[233, 8364], got [195, 169, 226, 130, 172] (at [0]: expected 233, got 195). Hint: "
+        "a code point numbers a character, not its bytes: 'é' is one code point and two bytes "
+        "of UTF-8"
     )
-    assert demo_graded.row("wrong", "round_trip")["status"] == "passed"
+    assert demo_graded.row("wrong", "decode")["status"] == "passed"
+
+
+@slow
+def test_demo_half_right_work_gets_the_points_of_its_right_groups_and_names_the_mistake(
+    demo_graded,
+):
+    points = {task: demo_graded.row("half", task)["points"] for task in demo_graded.tasks}
+    assert points == {"char_codes": "2", "utf8_size": "0", "decode": "2"}
+    size = demo_graded.row("half", "utf8_size")["message"]
+    assert size.endswith(f"Hint: {demo.UTF8_SIZE.mistakes[0].says}"), size
+    decode = demo_graded.row("half", "decode")["message"]
+    assert decode == (
+        "groups passed: the examples, random texts; failed: cut characters — decode([195, 169, "
+        "195]) ['é', then the first of its two bytes] should raise ValueError, but returned 'é'. "
+        f"Hint: {demo.DECODE.hint}"
+    )
+    table = demo_graded.folder.stdout.split("tasks passed", 1)[1]
+    assert re.search(r"half_99_demo\.ipynb\s+99_demo\s+4/7\s", table), table
 
 
 @slow
@@ -421,10 +456,9 @@ def test_demo_endless_loops_and_a_dying_kernel_cost_only_their_task(demo_graded,
     )
     assert done.returncode == 1
     assert rows[(path.name, "char_codes")]["status"] == "timed out"
-    assert rows[(path.name, "euro_bytes")]["status"] == "passed"
-    assert (
-        rows[(path.name, "round_trip")]["status"] == "passed"
-    )  # after two kernel restarts and replays
+    assert rows[(path.name, "utf8_size")]["status"] == "passed"
+    # after two kernel restarts and replays
+    assert rows[(path.name, "decode")]["status"] == "passed"
     assert "ignored the interrupt; kernel restarted" in done.stdout
     assert "the kernel died while running this cell" in done.stdout
 
@@ -581,17 +615,15 @@ def test_check_cells_are_left_out_wherever_they_are_and_however_edited():
     learner.cells.append(
         nbformat.v4.new_code_cell(learner.cells[6].source)
     )  # its source, in a new cell
-    del learner.cells[6]  # the check of euro_bytes, deleted
-    learner.cells.insert(
-        6, nbformat.v4.new_code_cell("euro_bytes = 3")
-    )  # and an answer where it was
+    del learner.cells[6]  # the check of utf8_size, deleted
+    learner.cells.insert(6, nbformat.v4.new_code_cell("utf8_size = len"))  # an answer in its place
     cells, numbers = judge.learner_cells(learner, submission.check_matcher(pristine))
     assert [cell.source for cell in cells] == [
         cell.source
         for k, cell in enumerate(learner.cells)
         if cell.cell_type == "code" and k in numbers
     ]
-    assert "euro_bytes = 3" in [cell.source for cell in cells]
+    assert "utf8_size = len" in [cell.source for cell in cells]
     assert not any(
         "book.checks" in cell.source or cell.source == "print('edited')" for cell in cells
     )
@@ -633,24 +665,31 @@ def test_grader_missing_path_exits_2(capsys):
 
 
 def test_check_lines(capsys):
-    demo.check_char_codes(lambda text: [ord(ch) for ch in text])
-    demo.check_char_codes(None)
-    demo.check_char_codes(lambda text: print("debug") or 1 / 0)
-    demo.check_euro_bytes(2)
+    demo.check("char_codes", demo.char_codes_reference)
+    demo.check("char_codes", None)
+    demo.check("char_codes", lambda text: print("debug") or 1 / 0)
+    demo.check("char_codes", lambda text: [ord(ch) + 1 for ch in text])
+    demo.check("utf8_size", len)
     lines = capsys.readouterr().out.splitlines()
+    failed, hint = "groups passed: none; failed: short texts, long texts — ", demo.CHAR_CODES.hint
     assert lines == [
-        "✔ char_codes: all 3 cases passed — 2/2 points",
+        "✔ char_codes: all 2 groups passed (10 cases) — 2/2 points",
         (
             "✘ char_codes: `char_codes` is not defined yet — write it in the cell above and run "
             "that cell (if the cell raised an error, fix that first). — 0/2 points"
         ),
         (
-            "✘ char_codes: char_codes('abc') raised ZeroDivisionError: 'division by zero'. "
-            "Hint: ord(ch) gives the code point of one character. — 0/2 points"
+            f"✘ char_codes: {failed}char_codes('abc') raised ZeroDivisionError: 'division by "
+            f"zero'. Hint: {hint} — 0/2 points"
         ),
         (
-            "✘ euro_bytes: euro_bytes — expected 3, got 2. Hint: count the bytes of the encoded "
-            "string, not its characters. — 0/1 point"
+            f"✘ char_codes: {failed}char_codes('abc') — expected [97, 98, 99], got [98, 99, 100] "
+            f"(at [0]: expected 97, got 98). Hint: {hint} — 0/2 points"
+        ),
+        (
+            "✘ utf8_size: groups passed: none; failed: the examples, random texts — "
+            "utf8_size('é') — expected 2, got 1. Hint: count bytes, not characters: a character "
+            "past U+007F takes two to four bytes — 0/2 points"
         ),
     ]
     assert core.PASS_LINE.fullmatch(lines[0])["points"] == "2"
@@ -660,12 +699,20 @@ def test_not_attempted_and_not_a_function(capsys):
     def char_codes(text):
         raise NotImplementedError()
 
-    demo.check_char_codes(char_codes)
-    demo.check_char_codes(42)
+    demo.check("char_codes", char_codes)
+    demo.check("char_codes", 42)
     first, second = capsys.readouterr().out.splitlines()
-    assert first == f"✘ char_codes: {core.NOT_ATTEMPTED}. — 0/2 points"
+    assert first == f"✘ char_codes: {core.NOT_ATTEMPTED} — 0/2 points"
     assert (
         second == "✘ char_codes: `char_codes` should be a function, but it is int 42. — 0/2 points"
+    )
+    (grade,) = judge_in_process(
+        [demo.CHAR_CODES.task(random.Random(1))], {"char_codes": char_codes}
+    )
+    assert (grade.points, grade.error_class, grade.message) == (
+        0,
+        "not attempted",
+        core.NOT_ATTEMPTED,
     )
 
 
@@ -683,17 +730,22 @@ def test_equal_is_structural_and_strict_about_types():
     assert not core.equal([Liar(5)], [3]) and not core.equal({"a": Liar(0)}, {"a": 1})
 
 
-def test_run_cases_copies_arguments_and_tolerates_bad_comparisons():
+def test_each_call_gets_its_own_arguments_and_a_comparison_that_raises_fails():
     def mutate(items):
         items.append(1)
         return len(items)
 
-    calls = [(([0],), 2), (([0],), 2)]
-    assert core.run_cases("mutate", core.function_cases("mutate", mutate, calls), points=1).passed
+    shared = [0]  # both cases get this list: each call must get a copy of its own
+    twice = Group("one list, twice", 1, lambda: [((shared,), ""), ((shared,), "")])
+    spec = TaskSpec("mutate_once", mutate, (twice,), (), "")
+    assert spec.result(mutate).points == 1 and shared == [0]
+    (grade,) = judge_in_process([spec.task(random.Random(1))], {"mutate_once": mutate})
+    assert grade.points == 1, grade.message
 
     def explode(got, expected):
         raise TypeError("incomparable")
 
-    result = core.run_cases("x", [core.Case("x", lambda: 1, 1)], points=1, compare=explode)
-    assert not result.passed and "expected 1, got 1" in result.line
+    one = Group("one", 1, lambda: [((), "")])
+    result = TaskSpec("one_explodes", lambda: 1, (one,), (), "", compare=explode).result(lambda: 1)
+    assert result.points == 0 and "expected 1, got 1" in result.line
     assert core.show({"b", "a"}) == "{'a', 'b'}" and len(core.show("x" * 500)) == 100

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from notebook_paths import notebooks
 
 from book import grade
-from book.checks.spec import Call, Raises, Task, function_task
+from book.checks.spec import Call, Raises, Task
 from book.grading import sandbox, stubs, submission
 from book.grading.calls import Calls
 from book.grading.harness import Opaque, from_wire, to_wire
@@ -95,17 +95,16 @@ def test_the_wire_keeps_exact_types_only():
 
 
 def _task() -> Task:
-    """double(x) with two fixed cases, one hidden case and one expected error."""
-    task = function_task(
-        "double", 2, [(1,), (2,)], lambda x: 2 * x, hidden=[(50,)], hint="add x to itself."
-    )
-    return Task(
-        task.name,
-        task.points,
-        task.answers,
-        task.calls + [Call("double('x')", "double(a0)", ("x",), Raises("TypeError"))],
-        task.hint,
-    )
+    """double(x): group examples holds two fixed cases and an expected error, group random one
+    hidden case."""
+    calls = [
+        Call("double(1)", "double(a0)", (1,), 2, group="examples"),
+        Call("double(2)", "double(a0)", (2,), 4, group="examples"),
+        Call("double(50)", "double(a0)", (50,), 100, hidden=True, group="random"),
+        Call("double('x')", "double(a0)", ("x",), Raises("TypeError"), group="examples"),
+    ]
+    groups = (("examples", 1), ("random", 1))
+    return Task("double", 2, ("double",), calls, groups, hint="add x to itself.")
 
 
 def _record(*results, answers=None) -> list[CallOutcome]:
@@ -139,17 +138,24 @@ def test_right_answers_pass():
     assert (grade_.points, grade_.status, grade_.error_class) == (2, "passed", "")
 
 
-def test_a_wrong_fixed_case_is_reported_with_expected_got_and_hint():
+def test_a_wrong_fixed_case_costs_its_group_and_is_reported_with_expected_got_and_hint():
     grade_ = judge_task(_task(), _record(ok(2), ok(5), ok(100), raised("TypeError")))
-    assert grade_.points == 0 and grade_.error_class == "wrong"
-    assert grade_.message == "double(2) — expected 4, got 5. Hint: add x to itself."
+    assert (grade_.points, grade_.status, grade_.error_class) == (1, "failed", "wrong")
+    assert grade_.message == (
+        "groups passed: random; failed: examples — double(2) — expected 4, got 5. "
+        "Hint: add x to itself."
+    )
 
 
 def test_passing_only_the_visible_cases_is_named():
     grade_ = judge_task(_task(), _record(ok(2), ok(4), ok(0), raised("TypeError")))
-    assert grade_.points == 0 and grade_.error_class == "hidden cases"
-    assert "all 3 cases of the notebook's check pass, but a hidden case fails" in grade_.message
-    assert "double(50) — expected 100, got 0" in grade_.message
+    assert grade_.points == 1 and grade_.error_class == "hidden cases"
+    assert "the visible cases pass, but hidden case double(50) — expected 100, got 0" in (
+        grade_.message
+    )
+
+
+TYPE_ERROR = raised("TypeError")
 
 
 @pytest.mark.parametrize(
@@ -162,22 +168,41 @@ def test_passing_only_the_visible_cases_is_named():
             "double('x') should raise TypeError, but returned 'xx'",
         ),
         (
-            [ok(2), raised("ValueError", "Exception", message="bad")],
+            [ok(2), raised("ValueError", "Exception", message="bad"), ok(100), TYPE_ERROR],
             "raised",
             "double(2) raised ValueError: 'bad'",
         ),
         (
-            [raised("ReferenceUnavailable", "ImportError", message="write this yourself")],
+            [
+                raised("ReferenceUnavailable", "ImportError", message="write this yourself"),
+                *(ok(4), ok(100), TYPE_ERROR),
+            ],
             "blocked",
             "used code that is not available while grading",
         ),
-        ([ok(2), ok(4.0)], "wrong", "(type float, not int)"),
+        ([ok(2), ok(4.0), ok(100), TYPE_ERROR], "wrong", "(type float, not int)"),
     ],
     ids=["not-attempted", "should-raise", "raised", "blocked", "type"],
 )
 def test_failures_say_what_went_wrong(results, kind, text):
     grade_ = judge_task(_task(), _record(*results))
-    assert grade_.points == 0 and grade_.error_class == kind and text in grade_.message
+    points = 0 if kind == "not attempted" else 1  # otherwise only group random passed
+    assert grade_.points == points and grade_.error_class == kind and text in grade_.message
+
+
+def test_calls_not_made_leave_the_task_not_run_unless_it_was_not_attempted():
+    grade_ = judge_task(_task(), _record(ok(2), ok(4)) + [None, None])
+    assert (grade_.points, grade_.status) == (0, "not run")
+
+
+def test_a_task_scores_only_by_its_groups():
+    calls = [Call("f(1)", "f(a0)", (1,), 1, group="examples")]
+    with pytest.raises(ValueError, match="must be split over groups"):
+        Task("f", 1, ("f",), calls, ())
+    with pytest.raises(ValueError, match="must be split over groups"):
+        Task("f", 2, ("f",), calls, (("examples", 1),))
+    with pytest.raises(ValueError, match="must belong to one of"):
+        Task("f", 1, ("f",), [*calls, Call("f(2)", "f(a0)", (2,), 2)], (("examples", 1),))
 
 
 def test_undefined_and_uncallable_answers():
@@ -213,14 +238,15 @@ def test_no_usable_line_means_zero_and_says_why(problem, kind, status, says):
 
 
 def test_a_keyboard_interrupt_the_answer_raises_is_named_as_such():
-    grade_ = judge_task(_task(), _record(raised("KeyboardInterrupt", "BaseException", message="")))
-    assert grade_.message.startswith("double(1) raised KeyboardInterrupt")
+    interrupt = raised("KeyboardInterrupt", "BaseException", message="")
+    grade_ = judge_task(_task(), _record(interrupt, ok(4), ok(100), TYPE_ERROR))
+    assert "— double(1) raised KeyboardInterrupt" in grade_.message
     assert "replace" not in grade_.message
 
 
 def test_values_that_read_the_same_say_where_they_differ():
     long = list(range(200))
-    task = function_task("f", 1, [(0,)], lambda x: long)
+    task = Task("f", 1, ("f",), [Call("f(0)", "f(a0)", (0,), long, group="all")], (("all", 1),))
     info = {"f": {"callable": True, "type": "function", "repr": "f"}}
     line = {
         "kind": "call",
@@ -270,7 +296,8 @@ def test_expected_values_never_reach_the_kernel(tmp_path):
         def take(self):
             return []
 
-    task = Task("secret", 1, ("f",), [Call("f(1)", "f(a0)", (1,), "EXPECTED-VALUE-2718")] * 2)
+    call = Call("f(1)", "f(a0)", (1,), "EXPECTED-VALUE-2718", group="all")
+    task = Task("secret", 1, ("f",), [call] * 2, (("all", 1),))
     calls = Calls([task], Recorder(), 1, 5)
     sources = [cell.source for cell in calls.cells()]
     assert calls.before(1, calls.cells()[0])

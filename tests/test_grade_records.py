@@ -99,7 +99,11 @@ def test_the_channel_keeps_at_most_its_limit(tmp_path):
 
 
 def test_a_calls_line_counts_once_and_only_in_its_own_cell(tmp_path):
-    task = Task("t", 2, ("f",), [Call("f(1)", "f(a0)", (1,), 2), Call("f(2)", "f(a0)", (2,), 4)])
+    calls = [
+        Call("f(1)", "f(a0)", (1,), 2, group="all"),
+        Call("f(2)", "f(a0)", (2,), 4, group="all"),
+    ]
+    task = Task("t", 2, ("f",), calls, (("all", 2),))
     channel = Channel(tmp_path, 1 << 20)
     calls = Calls([task], channel, 1, 30)
     cells = calls.cells()

@@ -1,53 +1,33 @@
-"""Exercise checks: ``core`` is the framework, ``chNN`` holds chapter NN's checks.
+"""Exercise checks: ``chNN`` holds chapter NN's graded tasks as specs, ``demo`` the demo's.
 
-Writing checks for chapter NN: create ``book/checks/chNN.py`` with one function per graded task.
-Each takes the learner's answers (None when undefined) and prints one line via ``core``:
+Writing checks for chapter NN: in ``book/checks/chNN.py``, declare one ``spec.TaskSpec`` per
+graded task, then ``SPECS`` and ``check, judge_tasks = checks_of(SPECS)`` (``demo.py`` is the
+smallest complete example, ``ch05.py`` a chapter's):
 
-    from book.checks.core import Case, check_cases, check_function, check_value, raised
+    UTF8_SIZE = TaskSpec(
+        "utf8_size",                      # the function the learner defines
+        utf8_size_reference,              # composed from book.tokenizers where the step is there
+        (Group("the examples", 1, examples), Group("random texts", 1, hidden=draw)),
+        (Mistake("count bytes, not characters: ...", len), ...),   # at least three, as code
+        "UTF-8 spends one to four bytes on a character, ...",      # the hint, never code
+    )
+    REFERENCE = ("book.tokenizers",)  # what the learner rebuilds: stubs while grading
 
-    def check_utf8_length(utf8_length) -> None:
-        check_function("utf8_length", utf8_length, [((0x41,), 1), ((0xE9,), 2)], points=2,
-                       hint="compare the code point with 0x7F, 0x7FF and 0xFFFF.")
-
-- ``check_function(task, func, [(args_tuple, expected), ...], points, hint)`` calls func(*args);
-- ``check_value(task, value, expected, points, hint)`` checks a variable;
-- ``check_cases(task, {"encode": encode, ...}, [Case(label, lambda: ..., expected), ...],
-  points, hint)`` for anything else (several functions, properties, ``raised(f, x)`` for
-  expected errors).
-
-Answers are compared with ``core.equal`` (same types, builtin ==) unless ``compare=`` says
-otherwise. The task name (letters, digits, ``_.-``) must be unique in its notebook. These
-checks give instant feedback in the notebook; the grade comes from the judge, which reads each
-module's ``judge_tasks`` and ``REFERENCE`` (see ``book.checks.core``).
+A task's points are the sum of its groups whose every case passes. Every group must catch every
+known mistake; when a learner's outputs agree with a mistake's on the failing cases, the hint
+is its ``says``. ``tests/test_check_specs.py`` proves both on seeds 1-20, through the check
+cell's path and the judge's. Answers are compared with ``core.equal`` (same types, builtin ==)
+unless the spec's ``compare`` says otherwise (``answers.close`` for floats); ``probe`` judges
+more than a return value (an argument left unchanged, counts updated in place).
 
 In solutions/NN_slug.ipynb, the check cell sits right below the task's cell:
 
     # NBVAL_CHECK_OUTPUT
     from book.checks import chNN
-    chNN.check_utf8_length(globals().get("utf8_length"))
+    chNN.check("utf8_size", globals().get("utf8_size"))
 
-``globals().get`` hands the check None instead of raising NameError when the learner's cell failed,
-so the check can say "not defined yet" in its one line.
+``globals().get`` hands the check None instead of raising NameError when the learner's cell
+failed, so the check can say "not defined yet" in its one line (``core`` makes the lines). These
+checks give instant feedback in the notebook; the grade comes from the judge, which reads each
+module's ``judge_tasks`` and ``REFERENCE`` (``book.grading``).
 """
-
-from book.checks.core import (
-    Case,
-    Result,
-    check_cases,
-    check_function,
-    check_value,
-    equal,
-    raised,
-    run_cases,
-)
-
-__all__ = [
-    "Case",
-    "Result",
-    "check_cases",
-    "check_function",
-    "check_value",
-    "equal",
-    "raised",
-    "run_cases",
-]

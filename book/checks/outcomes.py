@@ -158,8 +158,10 @@ def score(task: Task, made: list[tuple[Call, dict]]) -> Scored:
         return Scored(points, passed, ())
     shown = next((f for f in failures if not f[0].hidden), failures[0])
     call, _, kind, detail = shown
-    if call.hidden:
-        kind, detail = "hidden cases", f"hidden case {detail}"
+    if call.hidden:  # every visible case passed: what an answer written for them would do
+        visible = any(not made_call.hidden for made_call, _ in made)
+        kind = "hidden cases"
+        detail = ("the visible cases pass, but " if visible else "") + f"hidden case {detail}"
     mistake = known_mistake(task, [(call, result) for call, result, *_ in failures])
     order = [name for name, _ in task.groups if name in failed]
     return Scored(points, passed, tuple(order), kind, detail, mistake or task.hint)

@@ -1,39 +1,41 @@
-"""What a chapter's check module tells the judge: its tasks as data (see ``book.checks.core``).
+"""A chapter's graded tasks as declarative specs: the check cell, the judge and the tests derive
+from them.
 
-The judge (``python -m book.grade``) never trusts a line the learner's kernel prints. It asks
-each check module for :class:`Task` objects: the names the learner must define, the calls to
-make on them (fixed cases, as in the notebook's check, plus hidden ones drawn at random), and
-the expected results, computed here, in the judge's process, by the book's reference code.
-Only the calls' expressions and arguments are sent into the learner's kernel; expected values
-never are.
+A chapter's check module declares one :class:`TaskSpec` per task (its reference, its groups of
+visible and hidden cases with their points, its known mistakes as code, its hint), then
+``SPECS`` and ``check, judge_tasks = checks_of(SPECS)``. ``check(name, answer)`` prints the
+check cell's line; ``judge_tasks(rng)`` gives the judge (``python -m book.grade``) a :class:`Task`
+per spec: the names the learner defines, the calls to make on them (the visible cases, then
+hidden ones drawn from ``rng``) and their expected values, computed here, in the judge's
+process, by the reference. Only the calls' expressions and arguments are sent into the
+learner's kernel; expected values never are. ``book/checks/demo.py`` is the smallest example.
 
->>> task = function_task("double", 1, [(2,), (5,)], lambda x: 2 * x, hidden=[(7,)])
->>> [(call.label, call.expected, call.hidden) for call in task.calls]
-[('double(2)', 4, False), ('double(5)', 10, False), ('double(7)', 14, True)]
->>> task.calls[0].expr
-'double(a0)'
+>>> double = TaskSpec(
+...     "double",
+...     lambda x: 2 * x,
+...     (Group("examples", 1, lambda: [((2,), ""), ((5,), "odd")]),
+...      Group("random", 1, hidden=lambda rng: [((rng.randint(6, 9),), "random")])),
+...     (Mistake("double is twice x, not x squared", lambda x: x * x),),
+...     "add x to itself.",
+... )
+>>> [(call.label, call.expected, call.hidden) for call in double.task(random.Random(1)).calls]
+[('double(2)', 4, False), ('double(5) [odd]', 10, False), ('double(7) [random]', 14, True)]
+>>> double.result(lambda x: x * x).line
+'✘ double: groups passed: none; failed: examples, random — double(5) [odd] — expected 10, got \
+25. Hint: double is twice x, not x squared — 0/2 points'
 """
 
 from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from IPython.utils.capture import capture_output
 
-from book.checks.core import (
-    Compare,
-    Result,
-    call_label,
-    equal,
-    missing,
-    not_callable,
-    points_text,
-    report,
-)
+from book.checks.core import Compare, Result, equal, fail_line, pass_line, report, unusable
 from book.checks.outcomes import Raises, score
 
 # Pieces hidden texts are built from: words, scripts, combining marks, emoji, digits, whitespace.
@@ -108,23 +110,33 @@ class Call:
 
 @dataclass(frozen=True)
 class Task:
-    """One graded task: what the learner defines, the calls, the points and the hint.
+    """One graded task as the judge gets it: what the learner defines, the calls, and the
+    points split over named groups (a task's points are those of its groups whose every call
+    passed); ``mistakes`` is what the hint says for each known mistake.
 
-    ``setup`` is Python source the judge runs in the learner's kernel before the calls (to
-    build arguments that are not plain data, such as functions); it may only use modules the
-    exercise notebook may import. ``data`` holds plain values the calls and setup share.
+    ``setup`` is Python source the judge runs in the learner's kernel before the calls (a
+    spec's probe); it may only use the standard library. ``data`` holds plain values the calls
+    and setup share.
     """
 
     name: str
     points: int
     answers: tuple[str, ...]
     calls: list[Call]
+    groups: tuple[tuple[str, int], ...]  # (name, points)
+    mistakes: tuple[str, ...] = ()
     hint: str = ""
     compare: Compare = equal
     setup: str = ""
     data: dict[str, Any] = field(default_factory=dict)
-    groups: tuple[tuple[str, int], ...] = ()  # (name, points); none: all or nothing
-    mistakes: tuple[str, ...] = ()  # what the hint says for each known mistake
+
+    def __post_init__(self) -> None:
+        # A call outside the groups would cost nothing, and points outside them nobody earns.
+        names = {name for name, _ in self.groups}
+        if sum(points for _, points in self.groups) != self.points or not names:
+            raise ValueError(f"{self.name}: its {self.points} points must be split over groups")
+        if {call.group for call in self.calls} - names:
+            raise ValueError(f"{self.name}: every call must belong to one of {sorted(names)}")
 
 
 def expect(reference: Callable, *args: Any) -> Any:
@@ -144,60 +156,6 @@ def expect(reference: Callable, *args: Any) -> Any:
 def call_expr(name: str, n_args: int) -> str:
     """The expression that calls name with n_args arguments: call_expr('f', 2) -> 'f(a0, a1)'."""
     return f"{name}({', '.join(f'a{i}' for i in range(n_args))})"
-
-
-def calls_of(
-    name: str,
-    args_list: Iterable[tuple],
-    reference: Callable,
-    hidden: bool = False,
-    expr: str | None = None,
-    label: Callable[[tuple], str] | None = None,
-) -> list[Call]:
-    """One Call per args tuple: name(*args), expected = expect(reference, *args)."""
-    calls = []
-    for args in args_list:
-        if not isinstance(args, tuple):
-            raise TypeError(f"the arguments of a case of {name} must be a tuple, like ({args!r},)")
-        calls.append(
-            Call(
-                label(args) if label else call_label(name, args),
-                expr or call_expr(name, len(args)),
-                args,
-                expect(reference, *args),
-                hidden,
-            )
-        )
-    return calls
-
-
-def function_task(
-    name: str,
-    points: int,
-    fixed: Sequence[tuple],
-    reference: Callable,
-    hidden: Sequence[tuple] = (),
-    hint: str = "",
-    compare: Compare = equal,
-    answer: str | None = None,
-) -> Task:
-    """A task that calls one function of the learner's on fixed and hidden arguments."""
-    answer = answer or name
-    calls = calls_of(answer, fixed, reference) + calls_of(answer, hidden, reference, hidden=True)
-    return Task(name, points, (answer,), calls, hint, compare)
-
-
-def value_task(
-    name: str,
-    points: int,
-    expected: Any,
-    hint: str = "",
-    compare: Compare = equal,
-    answer: str | None = None,
-) -> Task:
-    """A task that reads one value the learner computed (no hidden inputs are possible)."""
-    answer = answer or name
-    return Task(name, points, (answer,), [Call(answer, answer, (), expected)], hint, compare)
 
 
 def random_text(rng: random.Random, n_pieces: int = 12) -> str:
@@ -318,11 +276,11 @@ class TaskSpec:
             self.points,
             (self.name,),
             self.calls(rng),
+            tuple((group.name, group.points) for group in self.groups),
+            tuple(mistake.says for mistake in self.mistakes),
             self.hint,
             self.compare,
             self.probe,
-            groups=tuple((group.name, group.points) for group in self.groups),
-            mistakes=tuple(mistake.says for mistake in self.mistakes),
         )
 
     def result(self, answer: Any, rng: random.Random | None = None) -> Result:
@@ -336,9 +294,7 @@ class TaskSpec:
         ``memo`` (for tests that judge one answer on many seeds) keeps each call's outcome by
         the call's identity: the visible calls are the same objects whatever the seed.
         """
-        problem = missing(task.name, task.points, **{self.name: answer}) or not_callable(
-            task.name, task.points, **{self.name: answer}
-        )
+        problem = unusable(task.name, task.points, self.name, answer)
         if problem:
             return problem
         run = self.runner(answer)
@@ -352,12 +308,9 @@ class TaskSpec:
                 break
         scored = score(task, made)
         if not scored.failed:
-            cases = f"{len(task.calls)} cases"
-            line = f"✔ {task.name}: all {len(task.groups)} groups passed ({cases}) — "
-            return Result(
-                task.name, task.points, task.points, line + points_text(task.points, task.points)
-            )
-        line = f"✘ {task.name}: {scored.summary()} — {points_text(scored.points, task.points)}"
+            line = pass_line(task.name, len(task.groups), len(task.calls), task.points)
+        else:
+            line = fail_line(task.name, scored.summary(), scored.points, task.points)
         return Result(task.name, scored.points, task.points, line)
 
     def check(self, answer: Any) -> None:

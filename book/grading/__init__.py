@@ -14,5 +14,5 @@ One module per idea:
   ``judge`` grades one notebook;
 - ``verdict`` compares values with the reference's; ``report`` writes tables, CSV and reports.
 
-What a chapter's check module provides to the judge is described in ``book.checks.core``.
+What a chapter's check module provides to the judge is described in ``book.checks``.
 """

@@ -119,7 +119,7 @@ def judge_data(checks: str, seed: int) -> tuple[list[Task], tuple[str, ...]]:
     module = importlib.import_module(checks)
     if not hasattr(module, "judge_tasks"):
         raise LookupError(
-            f"{checks} has no judge_tasks(rng); see book.checks.core for what a check "
+            f"{checks} has no judge_tasks(rng); see book.checks for what a check "
             "module must provide to be graded"
         )
     return module.judge_tasks(random.Random(seed)), tuple(getattr(module, "REFERENCE", ()))

@@ -2,17 +2,18 @@
 
 Everything here runs in the judge's process. Each call's outcome is a line the kernel wrote,
 already checked against its shape (``record``), or the reason there is none (a time limit, a
-dead kernel, a malformed line); the expected values come from the check module's Task. The first
-failing fixed case is reported, as the notebook's own check would, with the same hint; when every
-fixed case passes and a hidden one fails, the answer fits the cases the learner could see but not
-the task, which is what hard-coded answers look like, and the report says so.
+dead kernel, a malformed line); the expected values come from the check module's Task. A task
+whose answer can be called is scored as the notebook's check scores it (``book.checks.outcomes``):
+the points of its groups whose every call passed, the first failure (a hidden one says so: an
+answer written for the visible cases fails there) and the known mistake it agrees with, or the
+task's hint.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from book.checks.outcomes import case_failure, score
+from book.checks.outcomes import score
 from book.checks.spec import Call, Task
 
 UNDEFINED = (
@@ -45,11 +46,6 @@ class CallOutcome:
     line: dict | None = None
     problem: str = ""
     kind: str = ""
-
-
-def _with_hint(detail: str, hint: str) -> str:
-    """The detail as a sentence, then the task's hint."""
-    return f"{detail}." + (f" Hint: {hint}" if hint else "")
 
 
 def _stopped(task: Task, outcome: CallOutcome, call: Call) -> TaskGrade:
@@ -97,9 +93,9 @@ def _line_problem(task: Task, line: dict) -> TaskGrade | None:
 
 def judge_task(task: Task, outcomes: list[CallOutcome | None]) -> TaskGrade:
     """The verdict for one task from its calls' outcomes (None: a call not made, because the task
-    had already stopped)."""
+    had already stopped): the points of the groups whose every call passed, the groups named in
+    the message, with the first failure and its diagnosis."""
     made = [(call, outcome) for call, outcome in zip(task.calls, outcomes) if outcome is not None]
-    failures = []
     for call, outcome in made:
         if outcome.line is None:
             return _stopped(task, outcome, call)
@@ -112,39 +108,6 @@ def judge_task(task: Task, outcomes: list[CallOutcome | None]) -> TaskGrade:
                 f"the grader's call {call.label} failed in the kernel: {error}" if error else ""
             )
             return _stopped(task, CallOutcome(None, failed, "grader" if error else ""), call)
-        if task.groups:
-            continue
-        failure = case_failure(call, outcome.line["result"], task.compare)
-        if failure:
-            failures.append((call, *failure))
-            if failure[0] == "not attempted":
-                break
-    if task.groups:
-        return _by_groups(task, made)
-    fixed = [failure for failure in failures if not failure[0].hidden]
-    if fixed:
-        _, kind, detail = fixed[0]
-        if kind == "not attempted":
-            return TaskGrade(task.name, 0, task.points, "failed", f"{detail}.", kind)
-        return TaskGrade(task.name, 0, task.points, "failed", _with_hint(detail, task.hint), kind)
-    if failures:
-        _, kind, detail = failures[0]
-        n_fixed = sum(not call.hidden for call in task.calls)
-        note = (
-            f"all {n_fixed} cases of the notebook's check pass, but a hidden case fails, as an "
-            f"answer written for those cases would: hidden case {detail}"
-        )
-        return TaskGrade(
-            task.name, 0, task.points, "failed", _with_hint(note, task.hint), "hidden cases"
-        )
-    if len(made) < len(task.calls):
-        return TaskGrade(task.name, 0, task.points, "not run", "not every case was run", "not run")
-    return TaskGrade(task.name, task.points, task.points, "passed")
-
-
-def _by_groups(task: Task, made: list[tuple[Call, CallOutcome]]) -> TaskGrade:
-    """The verdict of a task with groups of cases: the points of the groups that all passed,
-    the groups named in the message, with the first failure and its diagnosis."""
     scored = score(task, [(call, outcome.line["result"]) for call, outcome in made])
     if len(made) < len(task.calls) and scored.kind != "not attempted":
         return TaskGrade(task.name, 0, task.points, "not run", "not every case was run", "not run")
