@@ -506,7 +506,8 @@ DECODE_REPORT = examples_and_drawn(
             _report_lenient,
         ),
     ),
-    "text must be what errors='replace' gives for the bytes of all the ids together, and "
+    "text must be what a decoder that puts U+FFFD for each maximal invalid part gives for "
+    "the bytes of all the ids together, and "
     "lost exactly the ids that gave a byte to a replaced part: write out the failing "
     "case's bytes and mark where each id's begin.",
 )

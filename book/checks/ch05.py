@@ -692,7 +692,8 @@ STREAM_DECODE = TaskSpec(
             _stream_prefix,
         ),
     ),
-    "joined, the strings must be what errors='replace' shows of all the bytes, minus an "
+    "joined, the strings must be what a decoder that puts U+FFFD for each maximal invalid "
+    "part shows of all the bytes, minus an "
     "unfinished character at the end; each string is what its id makes certain, no more, "
     "no less.",
 )

@@ -294,7 +294,8 @@ PARTIAL_SHARE = TaskSpec(
             lambda text, name: _share(text, name, _invalid, encode="encode"),
         ),
     ),
-    "the share counts the tokens of encode_ordinary(text) that are not whole characters, out "
+    "the share counts the ordinary tokens of the text (special tokens' texts as plain text) "
+    "that are not whole characters, out "
     "of all its tokens; look at the tokens of the first case that differs in the chapter's "
     "viewer.",
     compare=close,
@@ -485,7 +486,7 @@ def _digits_examples() -> Cases:
         (("1,234,567 and 3.14159",), "every run on its own"),
         (("20240101 1887 42",), ""),
         (("in  12345 days,\n\n  1234 nights",), "whitespace before a number, as cl100k_base"),
-        (("a 1234½-mile road",), "a run of digits is what \\p{N}+ matches"),
+        (("a 1234½-mile road",), "½ is a digit of the run: category N"),
         (("no digits",), ""),
         (("",), "no text"),
     ]
@@ -702,7 +703,8 @@ DIGIT_PIECES = TaskSpec(
             _pieces_digits_of_tokens,
         ),
         Mistake(
-            "a run of digits is what \\p{N}+ matches, digits of other systems (४५६७) included",
+            "a run of digits is every character of category N, digits of other systems "
+            "(४५६७) included",
             _pieces_ascii,
         ),
     ),
