@@ -74,7 +74,6 @@ def test_every_claim_computes_and_is_shown(checked):
         ("premium-hindi-japanese", False),  # Hindi 6.7x under gpt2
         ("gpt5-harmony", False),  # tiktoken maps gpt-5 to o200k_base
         ("gpt4o-fewer-tokens", True),  # each ratio within 10% on the book's passage
-        ("chat-markup-overhead", True),  # Llama 3.1's template: 26 tokens (Llama 3's: 6)
     ],
 )
 def test_known_verdicts(checked, claim_id, agrees):
