@@ -113,7 +113,7 @@ def special_positions(tokenizer, ids: Sequence[int]) -> list[int]:
 
 
 def split_on_special_tokens(text: str, names: Iterable[str]) -> list[str]:
-    """``text`` cut before and after every occurrence of one of ``names``; no empty pieces.
+    """``text`` cut before and after every occurrence of one of ``names``; no empty parts.
 
     Leftmost occurrence first and, where one name begins another, the longest: the order in
     which ``encode`` finds allowed special tokens.

@@ -78,9 +78,26 @@ def test_slips_cost_their_group_only():
     assert "failed: specials inside specials" in grades["encode"].message
 
 
-def test_collate_must_leave_the_batch_unchanged(capsys):
-    text = line(capsys, ch07.check, "collate", ch07.COLLATE.mistakes[-1].function)
-    assert "0/3 points" in text and "must not change" in text
+def names_the_token_by_its_text(tok, text, allowed_special=frozenset(), disallowed_special="all"):
+    """Right, with a message that writes the token as it is (a newline and all), not its repr."""
+    try:
+        return ch07.encode_reference(tok, text, allowed_special, disallowed_special)
+    except ValueError as error:
+        raise ValueError(f"found {error.token} in the text") from None
+
+
+def test_the_probes_enforce_what_a_return_value_cannot_show(capsys):
+    for spec, rule in [
+        (ch07.ADD_SPECIAL_TOKENS, "the special_tokens you are given must not change"),
+        (ch07.COLLATE, "the batch you are given must not change"),
+        (ch07.COLLATE, "not the caller's list"),
+        (ch07.ENCODE, "must name the disallowed special token"),
+        (ch07.ENCODE, "the tokenizer behind encode_ordinary knows no special tokens"),
+    ]:
+        (mistake,) = [m for m in spec.mistakes if rule in m.says]
+        text = line(capsys, ch07.check, spec.name, mistake.function)
+        assert text.endswith(f"— 0/{spec.points} points\n") and rule in text
+    assert line(capsys, ch07.check, "encode", names_the_token_by_its_text).startswith("✔")
 
 
 def merged(pieces: list[str], specials: list[str]) -> list[str]:

@@ -3,7 +3,7 @@ book.chat's, on the exercise's tokenizer (RegexTokenizer, 400 tokens, five speci
 which ``<|end|>`` begins ``<|end|>\\n`` and ``|`` is a regex operator).
 
 No task is a chapter cell with a line added: the next free ids, cutting a text that arrives in
-chunks at special tokens (what is certain after each chunk), tiktoken's allowed and disallowed
+parts at special tokens (what is certain after each part), tiktoken's allowed and disallowed
 special tokens, a ChatML encoder from messages, and a training batch padded by lengths. The
 tokenizer is rebuilt by the probe in the learner's kernel, so the learner's edits to their copy
 change nothing. Every group of cases catches each known mistake (``tests/test_check_specs.py``).
@@ -22,13 +22,16 @@ from book.tokenizers.bpe.regex_bpe import RegexTokenizer
 
 SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|end|>", "<|end|>\n"]
 # Builds the exercise's tokenizer (once per kernel) and hands the answer an object with only
-# encode_ordinary and special_tokens (task 3) or the whole tokenizer (task 4).
+# encode_ordinary and special_tokens (task 3) or the whole tokenizer (task 4). Task 3's
+# encode_ordinary belongs to a tiktoken copy of the learned tokens without the special tokens,
+# so the object behind it (encode_ordinary.__self__) cannot encode them either.
 TOKENIZER = f"""
 from book import corpora
 from book.tokenizers.bpe.regex_bpe import RegexTokenizer
 
 SPECIALS = {SPECIALS!r}
 _TOK = []
+_ONLY = []
 
 
 def exercise_tok():
@@ -42,7 +45,14 @@ def exercise_tok():
 class OnlyOrdinary:
     def __init__(self, tok):
         self.special_tokens = dict(tok.special_tokens)
-        self.encode_ordinary = tok.encode_ordinary
+        learned = RegexTokenizer(tok.merges, tok.pattern).to_tiktoken("learned tokens only")
+        self.encode_ordinary = learned.encode_ordinary
+
+
+def only_ordinary():
+    if not _ONLY:
+        _ONLY.append(OnlyOrdinary(exercise_tok()))
+    return _ONLY[0]
 """
 
 
@@ -91,6 +101,25 @@ def _add_from(start, skip_known=True, once=True):
 
 def _next_free(vocab_size, special_tokens):
     return max([vocab_size, *[i + 1 for i in special_tokens.values()]])
+
+
+def _add_in_place(vocab_size, special_tokens, names):
+    """Right ids, written into the caller's dict, which it returns."""
+    special_tokens.update(add_special_tokens_reference(vocab_size, special_tokens, names))
+    return special_tokens
+
+
+# "Return a new dict": the probe returns [the answer's result, the argument left unchanged, the
+# result a dict of its own].
+NEW_DICT = """
+import copy
+
+
+def probe(answer, vocab_size, special_tokens, names):
+    kept = copy.deepcopy(special_tokens)
+    result = answer(vocab_size, special_tokens, names)
+    return [result, special_tokens == kept, result is not special_tokens]
+"""
 
 
 CL100K = {
@@ -144,63 +173,83 @@ ADD_SPECIAL_TOKENS = TaskSpec(
             _add_from(_next_free, skip_known=False),
         ),
         Mistake("a name listed twice is added once", _add_from(_next_free, once=False)),
+        Mistake(
+            "return a new dict: the special_tokens you are given must not change",
+            _add_in_place,
+        ),
     ),
     "the ids in use are the learned ones below vocab_size and the special tokens' ids; new "
     "names count up from just past all of them, in the order given.",
+    probe=NEW_DICT,
 )
 
 # --- Task 2: split_stream ------------------------------------------------------------------------
 
 
 def _held_from(buffer: str, specials: list[str], split=split_on_special_tokens) -> int:
-    """Where the scan must stop: the first place a special token may still be growing."""
+    """Where the scan must stop: the first place a special token may still be growing. A
+    special token found whole is a place of its own; nothing starts inside it."""
     position = 0
-    for piece in split(buffer, specials):
-        places = [position] if piece in specials else range(position, position + len(piece))
+    for found in split(buffer, specials):
+        places = [position] if found in specials else range(position, position + len(found))
         for place in places:
             rest = buffer[place:]
             if any(len(rest) < len(name) and name.startswith(rest) for name in specials):
                 return place
-        position += len(piece)
+        position += len(found)
     return len(buffer)
 
 
-def split_stream_reference(chunks: list[str], specials: list[str]) -> list[list[str]]:
-    """After each chunk, the pieces now certain; the last list: what the end of text releases."""
+def split_stream_reference(parts: list[str], specials: list[str]) -> list[list[str]]:
+    """After each part, the strings of the cut text now certain; the last list: what the end
+    of the text releases."""
     released, buffer = [], ""
-    for chunk in chunks:
-        buffer += chunk
+    for part in parts:
+        buffer += part
         cut = _held_from(buffer, specials)
         released.append(split_on_special_tokens(buffer[:cut], specials))
         buffer = buffer[cut:]
     return released + [split_on_special_tokens(buffer, specials)]
 
 
+def _held_from_any_place(buffer: str, specials: list[str], split=None) -> int:
+    """The first place of the buffer whose rest may grow into a special token, even a place
+    inside a special token already found whole."""
+    return next(
+        (
+            place
+            for place in range(len(buffer))
+            if any(len(buffer) - place < len(n) and n.startswith(buffer[place:]) for n in specials)
+        ),
+        len(buffer),
+    )
+
+
 def _split_unescaped(text, specials):
     names = sorted(specials, key=len, reverse=True)
-    return [part for part in re.split("(" + "|".join(names) + ")", text) if part]
+    return [found for found in re.split("(" + "|".join(names) + ")", text) if found]
 
 
 def _split_shortest_first(text, specials):
-    pieces, i, start = [], 0, 0
+    found, i, start = [], 0, 0
     while i < len(text):
         name = next((n for n in sorted(specials, key=len) if text.startswith(n, i)), None)
         if name:
-            pieces += [text[start:i], name] if start < i else [name]
+            found += [text[start:i], name] if start < i else [name]
             i = start = i + len(name)
         else:
             i += 1
-    return pieces + ([text[start:]] if start < len(text) else [])
+    return found + ([text[start:]] if start < len(text) else [])
 
 
-def _stream_with(split, hold=True, complete_held=True):
-    def stream(chunks, specials):
+def _stream_with(split, hold=True, complete_held=True, held_from=_held_from):
+    def stream(parts, specials):
         released, buffer = [], ""
-        for chunk in chunks:
-            buffer += chunk
+        for part in parts:
+            buffer += part
             cut = len(buffer)
             if hold:
-                cut = _held_from(buffer, specials, split)
+                cut = held_from(buffer, specials, split)
                 if not complete_held and buffer[cut:] in specials:
                     cut = len(buffer)  # a complete special token at the end is released
             released.append(split(buffer[:cut], specials))
@@ -210,17 +259,23 @@ def _stream_with(split, hold=True, complete_held=True):
     return stream
 
 
-def _stream_at_end(chunks, specials):
-    return [[] for _ in chunks] + [split_on_special_tokens("".join(chunks), specials)]
+def _stream_at_end(parts, specials):
+    return [[] for _ in parts] + [split_on_special_tokens("".join(parts), specials)]
 
 
 def _stream_cases(first: str, rest: str, tail: str) -> tuple:
-    """Chunks with a special cut in half, a chunk ending in <|end|> before a newline, and
-    <|end|>\\n whole inside a chunk."""
+    """Parts with a special cut in half, a part ending in <|end|> before a newline, and
+    <|end|>\\n whole inside a part."""
     return (
         [f"{first}<|end", f"oftext|>{rest}<|end|>", f"\n{tail}<|end|>\nok", ""],
         list(SPECIALS),
     )
+
+
+def _overlapping(before: str, left: str, middle: str, right: str, after: str) -> tuple:
+    """Two special tokens, left + middle and middle + right, that overlap: the first part
+    ends in the first one, whose end begins the second one."""
+    return ([before + left + middle, right + after], [left + middle, middle + right])
 
 
 def _stream_examples() -> Cases:
@@ -229,7 +284,8 @@ def _stream_examples() -> Cases:
         ((["hello ", "world"], list(SPECIALS)), "no special tokens"),
         ((["<|im_st", "art|>user\nhi<|im_", "end|>x"], list(SPECIALS)), ""),
         ((["<|end", "x", "<|end|>"], list(SPECIALS)), "a start that is not one after all"),
-        (([], list(SPECIALS)), "no chunks"),
+        (_overlapping("x", "a", "b", "cd", ""), "the leftmost special token wins"),
+        (([], list(SPECIALS)), "no parts"),
     ]
 
 
@@ -239,38 +295,44 @@ def _stream_nested() -> Cases:
         ((["so<|end|>", "\nrry<|end|>", "x"], list(SPECIALS)), ""),
         ((["a.", "bc [SE", "P](x)a.b", "<|end|>\n"], ["a.b", "[SEP]", "(x)", *SPECIALS]), ""),
         ((["<s><s", "><s>"], ["<s>", "<s><s>"]), "a special token inside a longer one"),
+        (_overlapping("<p>", "<b", ">", ">", "ok"), "nothing starts inside a special token"),
     ]
 
 
 def _stream_hidden(rng: random.Random) -> Cases:
     cases: Cases = []
     for _ in range(2):
-        parts = [random_text(rng, rng.randint(1, 3)) for _ in range(3)]
-        cases.append((_stream_cases(*parts), "random"))
+        texts = [random_text(rng, rng.randint(1, 3)) for _ in range(3)]
+        cases.append((_stream_cases(*texts), "random"))
         text = "".join(rng.choice([*SPECIALS, random_text(rng, 2)]) for _ in range(8))
         cuts = sorted(rng.sample(range(1, len(text)), min(5, len(text) - 1)))
-        chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
-        cases.append(((chunks, list(SPECIALS)), "random"))
-    return cases
+        parts = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+        cases.append(((parts, list(SPECIALS)), "random"))
+    # Letters that random_text never writes, so the two special tokens overlap only as built.
+    left, middle, right = ("".join(rng.choices(abc, k=rng.randint(1, 2))) for abc in OVERLAP)
+    overlap = _overlapping(random_text(rng, 2), left, middle, right, random_text(rng, 2))
+    return [*cases, (overlap, "random")]
 
+
+OVERLAP = ("ABC", "XYZ", "PQR")
 
 SPLIT_STREAM = TaskSpec(
     "split_stream",
     split_stream_reference,
     (
         Group("streams", 1, _stream_examples),
-        Group("specials inside specials", 1, _stream_nested),
+        Group("specials inside or across specials", 1, _stream_nested),
         Group("random streams", 1, hidden=_stream_hidden),
     ),
     (
         Mistake(
-            "a special token's text may be cut between two chunks: hold back a tail that can "
+            "a special token's text may be cut between two parts: hold back a tail that can "
             "still grow into one",
             _stream_with(split_on_special_tokens, hold=False),
         ),
         Mistake(
             "a complete special token may be the start of a longer one (<|end|> then a "
-            "newline): hold it until the next chunk decides",
+            "newline): hold it until the next part decides",
             _stream_with(split_on_special_tokens, complete_held=False),
         ),
         Mistake(
@@ -285,20 +347,39 @@ SPLIT_STREAM = TaskSpec(
             "where several special tokens start at one place, the longest wins",
             _stream_with(_split_shortest_first),
         ),
+        Mistake(
+            "a special token already found whole is certain: no other special token can start "
+            "inside it, so its end need not wait for the next part",
+            _stream_with(split_on_special_tokens, held_from=_held_from_any_place),
+        ),
     ),
-    "after each chunk, scan the text not yet released from the left; stop at the first place "
-    "where the rest could still become a special token, release what comes before it and keep "
-    "the rest for the next chunk.",
+    "text is certain once no later part can change how it is cut; a special token's text is "
+    "taken whole, leftmost first, and literally.",
 )
 
 # --- Task 3: encode with allowed and disallowed special tokens ---------------------------------
 
+# The task asks for a ValueError that names the token: one whose message names none of the
+# disallowed special tokens in the text comes back as UNNAMED instead.
+UNNAMED = "a ValueError whose message names no disallowed special token of the text"
 ENCODE_PROBE = (
     TOKENIZER
-    + """
+    + f"""
 
 def probe(answer, text, modes):
-    return answer(OnlyOrdinary(exercise_tok()), text, **modes)
+    tok = only_ordinary()
+    try:
+        return answer(tok, text, **modes)
+    except ValueError as error:
+        allowed = modes.get("allowed_special", ())
+        disallowed = modes.get("disallowed_special", "all")
+        names = set(tok.special_tokens)
+        allowed = names if allowed == "all" else set(allowed)
+        disallowed = names - allowed if disallowed == "all" else set(disallowed)
+        found = [name for name in disallowed if name in text]
+        if any(name in str(error) or repr(name) in str(error) for name in found):
+            raise
+        return {UNNAMED!r}
 """
 )
 
@@ -310,47 +391,61 @@ def encode_reference(tok, text, allowed_special=frozenset(), disallowed_special=
     )
 
 
-def _encoder(find_disallowed, cut_at=None, split=split_on_special_tokens):
-    """An encode that finds the disallowed names with find_disallowed(text, disallowed) and
-    cuts at cut_at(allowed, names) (the allowed ones by default)."""
+def _encoder(find_disallowed, cut_at=None, split=split_on_special_tokens, named=True):
+    """An encode that finds a disallowed name with find_disallowed(text, disallowed, allowed)
+    (None: none), raises a ValueError that names it (or not), and cuts at
+    cut_at(allowed, names) (the allowed ones by default) with split."""
 
     def encode(tok, text, allowed_special=frozenset(), disallowed_special="all"):
         names = set(tok.special_tokens)
         allowed = names if allowed_special == "all" else set(allowed_special)
         disallowed = names - allowed if disallowed_special == "all" else set(disallowed_special)
-        if find_disallowed(text, disallowed, allowed):
-            raise ValueError("disallowed special token")
+        found = find_disallowed(text, disallowed, allowed)
+        if found is not None:
+            raise ValueError(f"disallowed special token {found!r}" if named else "bad input")
         cut = cut_at(allowed, names) if cut_at else allowed
         ids = []
-        for piece in split(text, sorted(cut)):
-            ids += [tok.special_tokens[piece]] if piece in cut else tok.encode_ordinary(piece)
+        for part in split(text, sorted(cut)):
+            ids += [tok.special_tokens[part]] if part in cut else tok.encode_ordinary(part)
         return ids
 
     return encode
 
 
 def _anywhere(text, disallowed, allowed):
-    return any(name in text for name in disallowed)
+    return next((name for name in sorted(disallowed) if name in text), None)
 
 
-def _in_pieces(text, disallowed, allowed):
-    pieces = split_on_special_tokens(text, sorted(disallowed | allowed))
-    return any(piece in disallowed for piece in pieces)
+def _in_parts(text, disallowed, allowed):
+    parts = split_on_special_tokens(text, sorted(disallowed | allowed))
+    return next((part for part in parts if part in disallowed), None)
+
+
+def _nowhere(text, disallowed, allowed):
+    return None
 
 
 def _chapter_cell(tok, text, allowed_special=frozenset(), disallowed_special="all"):
     names = sorted(tok.special_tokens, key=len, reverse=True)
-    pieces = re.split("(" + "|".join(re.escape(name) for name in names) + ")", text)
+    parts = re.split("(" + "|".join(re.escape(name) for name in names) + ")", text)
     ids = []
-    for i, piece in enumerate(pieces):
-        ids += [tok.special_tokens[piece]] if i % 2 else tok.encode_ordinary(piece)
+    for i, part in enumerate(parts):
+        ids += [tok.special_tokens[part]] if i % 2 else tok.encode_ordinary(part)
     return ids
+
+
+def _behind_encode_ordinary(tok, text, allowed_special=frozenset(), disallowed_special="all"):
+    """The tokenizer that encode_ordinary belongs to, asked to do the task."""
+    return tok.encode_ordinary.__self__.encode(
+        text, allowed_special=allowed_special, disallowed_special=disallowed_special
+    )
 
 
 DEFAULT = {}
 ALL = {"allowed_special": "all"}
 EOT = {"allowed_special": {"<|endoftext|>"}}
 END_NL = {"allowed_special": {"<|end|>\n"}}  # <|end|> is disallowed, and it is inside <|end|>\n
+BOTH_ENDS = {"allowed_special": {"<|end|>", "<|end|>\n"}}
 
 
 def _encode_examples() -> Cases:
@@ -365,6 +460,7 @@ def _encode_examples() -> Cases:
         ),
         (("no special tokens here", DEFAULT), ""),
         (("be<|end|>\n", END_NL), "<|end|> is disallowed, even inside <|end|>\\n"),
+        (("hi<|end|>\nbye", ALL), "both allowed: the longest wins"),
         (("", ALL), "no text"),
     ]
 
@@ -380,20 +476,22 @@ def _encode_nested() -> Cases:
         ),
         (("ok<|endoftext|>ok", EOT), ""),
         (("ok<|im_start|>", DEFAULT), ""),
+        (("<|end|><|end|>\n", BOTH_ENDS), "<|end|> begins <|end|>\\n: the longest wins"),
     ]
 
 
 def _encode_hidden(rng: random.Random) -> Cases:
     def text():
-        pieces = [random_text(rng, rng.randint(0, 2)) for _ in range(3)]
+        texts = [random_text(rng, rng.randint(0, 2)) for _ in range(3)]
         marks = rng.sample(SPECIALS, 2)
-        return pieces[0] + marks[0] + pieces[1] + marks[1] + pieces[2]
+        return texts[0] + marks[0] + texts[1] + marks[1] + texts[2]
 
     return [
         ((text() + "<|endoftext|>", EOT), "random"),
         ((text(), DEFAULT), "random"),
         ((text() + "<|end|>\n", {**END_NL, "disallowed_special": ()}), "random"),
         ((random_text(rng, 3) + "<|end|>\n" + random_text(rng, 2), END_NL), "random"),
+        ((text() + "<|end|>\n", ALL), "random"),
     ]
 
 
@@ -408,8 +506,8 @@ ENCODE = TaskSpec(
     (
         Mistake(
             "a disallowed special token's text counts wherever it occurs, even inside an "
-            "allowed one: search the text, not the pieces",
-            _encoder(_in_pieces),
+            "allowed one: search the text, not the parts it is cut into",
+            _encoder(_in_parts),
         ),
         Mistake(
             "only the allowed special tokens become ids; the others that are not disallowed "
@@ -418,7 +516,7 @@ ENCODE = TaskSpec(
         ),
         Mistake(
             "a disallowed special token's text in the text raises ValueError",
-            _encoder(lambda text, disallowed, allowed: False),
+            _encoder(_nowhere),
         ),
         Mistake(
             "disallowed_special='all' means every special token that is not allowed",
@@ -429,9 +527,23 @@ ENCODE = TaskSpec(
             "text, which is the injection the allowed and disallowed sets prevent",
             _chapter_cell,
         ),
+        Mistake(
+            "where two allowed special tokens begin at one place (<|end|> and <|end|>\\n), the "
+            "longest wins",
+            _encoder(_anywhere, split=_split_shortest_first),
+        ),
+        Mistake(
+            "the ValueError must name the disallowed special token it found",
+            _encoder(_anywhere, named=False),
+        ),
+        Mistake(
+            "use only encode_ordinary and special_tokens: the tokenizer behind encode_ordinary "
+            "knows no special tokens",
+            _behind_encode_ordinary,
+        ),
     ),
-    "first decide which names are allowed and which disallowed (what 'all' means for each); "
-    "refuse a text in which a disallowed one occurs; then only the allowed ones become ids.",
+    "'all' means something different for each of the two arguments; a disallowed special "
+    "token's text anywhere in the text is an error, and only allowed special tokens become ids.",
     probe=ENCODE_PROBE,
 )
 
@@ -582,14 +694,25 @@ def _collate_in_place(batch, pad_id, side="right"):
     return result
 
 
-# The batch must come back unchanged: the probe returns [the answer's result, batch unchanged].
-UNCHANGED = """
+def _collate_shared_rows(batch, pad_id, side="right"):
+    """Right values, but a row that needs no padding is the caller's own list."""
+    padded, masks, labels = collate_reference(batch, pad_id, side)
+    width = len(padded[0]) if padded else 0
+    keep = [ids if len(ids) == width else row for ids, row in zip(batch, padded)]
+    return keep, masks, [ids if len(ids) == width else row for ids, row in zip(batch, labels)]
+
+
+# "Return new lists": the probe returns [the answer's result, the batch unchanged, no list of
+# the result one of the caller's].
+NEW_LISTS = """
 import copy
 
 
 def probe(answer, batch, *args):
-    kept = copy.deepcopy(batch)
-    return [answer(batch, *args), batch == kept]
+    kept, theirs = copy.deepcopy(batch), [batch, *batch]
+    result = answer(batch, *args)
+    lists = [*result, *(row for part in result for row in part)]
+    return [result, batch == kept, not any(x is y for x in lists for y in theirs)]
 """
 
 
@@ -643,10 +766,14 @@ COLLATE = TaskSpec(
         Mistake("the labels hold -100 at every pad, the value a loss ignores", _collate_pad_labels),
         Mistake("side='left' puts the pads before the ids", _collate_right),
         Mistake("return new lists: the batch you are given must not change", _collate_in_place),
+        Mistake(
+            "return new lists: a row that needs no padding must be a copy, not the caller's list",
+            _collate_shared_rows,
+        ),
     ),
-    "pad every row to the longest on the side asked; the mask and the labels come from each "
-    "row's length, since the pad id may also be a real token.",
-    probe=UNCHANGED,
+    "every row ends as long as the longest, padded on the side asked; which positions are "
+    "padding follows from the rows' lengths, since the pad id may also be a real token.",
+    probe=NEW_LISTS,
 )
 
 SPECS = (ADD_SPECIAL_TOKENS, SPLIT_STREAM, ENCODE, ENCODE_CHATML, COLLATE)

@@ -1,9 +1,9 @@
-"""The worked examples' claims about BPE (chapters 04-06) and chapter 07's, computed.
+"""The worked examples' claims about BPE (chapters 04-06), computed.
 
 Every claim recorded in :mod:`book.walkthroughs` is here; the data (texts, corpora, claimed
 values) stays there, the computation lives here. Each cites the primary source of its worked
 example: Sennrich et al.'s paper, the Hugging Face course, CS336's handout and lecture, GPT-2's
-paper; Llama's chat template cites its config file.
+paper.
 
 >>> len({claim.id for claim in CLAIMS}) == len(CLAIMS)
 True
@@ -17,14 +17,12 @@ import regex
 
 from book import corpora
 from book import walkthroughs as w
-from book.chat import LLAMA3, LLAMA31, ChatTemplate, encode_chat
 from book.claims.core import Claim, show_value
 from book.encodings import get_encoding
 from book.tokenizers import ByteTokenizer
 from book.tokenizers.bpe.char_bpe import apply_merges, initial_splits, learn_merges, pair_counts
 from book.tokenizers.bpe.core import build_vocab
 from book.tokenizers.bpe.patterns import GPT2_ORIGINAL_PATTERN, split
-from book.tokenizers.bpe.regex_bpe import RegexTokenizer
 from book.tokenizers.bpe.train import train_merges
 
 # Texts on which two split patterns must agree to count as the same pattern.
@@ -296,45 +294,7 @@ CLAIMS: list[Claim] = [
         show=lambda v: ", ".join(f"{k} {show_value(n)}" for k, n in gpt2_sizes().items()),
         uses=("GPT2_CLAIMED_N_VOCAB",),
     ),
-    # ---- special tokens (chapter 07)
-    Claim(
-        "chat-markup-overhead",
-        7,
-        "meta2024llama31template",
-        "Llama's chat format adds 20-30 tokens of markup to a 500-word system prompt (a figure "
-        "repeated in introductions); Llama 3.1's template settles it",
-        (20, 30),
-        lambda: {
-            template.name: (markup_overhead(500, template), markup_overhead(5, template))
-            for template in (LLAMA3, LLAMA31)
-        },
-        agrees=lambda claimed, computed: claimed[0] <= computed["Llama 3.1"][0] <= claimed[1],
-        show=lambda v: (
-            f"Llama 3.1: {v['Llama 3.1'][0]} tokens (markers and its date lines); Llama 3: "
-            f"{v['Llama 3'][0]} (markers only); around a 5-word message: "
-            f"{v['Llama 3.1'][1]} and {v['Llama 3'][1]}"
-        ),
-    ),
 ]
-
-
-@functools.cache
-def llama3_style_tokenizer() -> RegexTokenizer:
-    """cl100k_base's merges with Llama 3's four chat special tokens after its vocabulary."""
-    tok = RegexTokenizer.from_tiktoken("cl100k_base")
-    tok.register_special_tokens(
-        {name: tok.n_vocab + i for i, name in enumerate(LLAMA3.special_tokens)}
-    )
-    return tok
-
-
-def markup_overhead(n_words: int, template: ChatTemplate = LLAMA3) -> int:
-    """Tokens that a Llama template adds to one system message of ``n_words`` words."""
-    tok = llama3_style_tokenizer()
-    content = " ".join(corpora.english("heldout").split()[:n_words])
-    message = [{"role": "system", "content": content}]
-    total = len(encode_chat(tok, message, template, add_generation_prompt=False))
-    return total - len(tok.encode_ordinary(content))
 
 
 def gpt2_sizes() -> dict[str, int]:
