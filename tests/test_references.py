@@ -38,3 +38,21 @@ def test_no_latex_command_reaches_the_page_raw():
         if (commands := re.findall(r"\\([A-Za-z]+)", body)) and set(commands) - RENDERED
     }
     assert not raw, f"LaTeX commands the rendered bibliography prints as written: {raw}"
+
+
+def test_each_key_names_one_entry():
+    # A repeated key makes the bibliography parser drop the file's data: every citation breaks.
+    keys = [key for _kind, key, _body in ENTRIES]
+    assert not {key for key in keys if keys.count(key) > 1}
+
+
+def test_every_citation_in_a_notebook_names_an_entry():
+    keys = {key for _kind, key, _body in ENTRIES}
+    cited = {
+        (path.relative_to(ROOT).as_posix(), key.strip())
+        for folder in ("chapters", "solutions", "exercises", "appendix")
+        for path in sorted((ROOT / folder).glob("*.ipynb"))
+        for group in re.findall(r"\{cite(?::\w+)?\}`([^`]+)`", path.read_text(encoding="utf-8"))
+        for key in group.split(",")
+    }
+    assert not {(where, key) for where, key in cited if key not in keys}
