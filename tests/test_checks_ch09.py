@@ -23,8 +23,8 @@ from book import corpora
 from book.checks import ch09
 from book.checks.ch09 import (
     GPT2_PATTERN,
-    merge_symbols,
     merge_pretokens_reference,
+    merge_symbols,
     pair_index,
     stream_tokenizer,
     tiktoken_ranks_reference,
@@ -134,6 +134,59 @@ RIGHT = {
 @pytest.mark.parametrize("name", list(RIGHT))
 def test_right_answers_pass(capsys, name):
     assert passes(capsys, lambda answer: ch09.check(name, answer), RIGHT[name])
+
+
+def entry_negated(pair, count):
+    """Each byte negated, then 1, which sorts after every negated byte."""
+    return (-count, (*(-b for b in pair[0]), 1), (*(-b for b in pair[1]), 1), pair)
+
+
+class Greater:
+    """A pair whose < is the pairs' >: heapq pops the greatest first."""
+
+    def __init__(self, pair):
+        self.pair = pair
+
+    def __lt__(self, other):
+        return self.pair > other.pair
+
+    def __eq__(self, other):
+        return self.pair == other.pair
+
+
+def stream_looser(encode, parts):
+    """Also cuts between a letter and ' or a mark: safe under GPT-2's pattern, as the task says."""
+
+    def cut_here(text, p):
+        before, after = text[p - 1], text[p]
+        if after == " " and not before.isspace():
+            return True
+        kind = unicodedata.category(after)
+        return before.isalpha() and not after.isspace() and kind[0] not in "LN" and kind != "Cs"
+
+    buffer = ""
+    for part in parts:
+        buffer += part
+        cut = next((p for p in range(len(buffer) - 1, 0, -1) if cut_here(buffer, p)), None)
+        if cut:
+            yield from encode(buffer[:cut])
+            buffer = buffer[cut:]
+    yield from encode(buffer)
+
+
+OTHER_RIGHT = [
+    ("heap_entry", entry_negated),
+    ("heap_entry", lambda pair, count: (-count, Greater(pair), pair)),
+    ("stream_encode", stream_looser),
+]
+
+
+@pytest.mark.parametrize("name, answer", OTHER_RIGHT)
+def test_other_right_answers_pass_on_every_seed(name, answer):
+    spec = {spec.name: spec for spec in ch09.SPECS}[name]
+    for seed in range(5):
+        result = spec.result(answer, random.Random(seed))
+        assert result.points == spec.points, result.line
 
 
 # --- merge_pretokens -----------------------------------------------------------------------------

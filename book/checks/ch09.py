@@ -368,6 +368,7 @@ def _entry_prefixes() -> Cases:
     prefixes = {(b"a", b"x"): 2, (b"ab", b"x"): 2, (b"b", b"c"): 2, (b"b", b"cd"): 2}
     extremes = {(b"\xff", b"a"): 1, (b"\xfe\xff", b"a"): 1, (b"\x00", b"a"): 1}
     extremes |= {(b"\x00\x00", b"a"): 1, (b"\xff\xff", b"a"): 1, (b"\x00", b"b"): 3}
+    extremes |= {(b"\xff\x01", b"a"): 1}
     return [
         ((prefixes,), "a prefix is smaller: (b'ab', b'x') before (b'a', b'x')"),
         ((extremes,), "bytes 00 and FF, and their prefixes"),
@@ -416,8 +417,8 @@ HEAP_ENTRY = TaskSpec(
             _ended(lambda b: 255 - b, 255),
         ),
         Mistake(
-            "the end of a symbol sorts before byte 00 after it: b'B\\x00' is greater than "
-            "b'B' and must come out first",
+            "the value that ends a symbol sorts before some bytes (00 and 01 negated): b'B' "
+            "then comes out before the greater b'B\\x00'",
             _ended(lambda b: -b, -1),
         ),
         Mistake(
