@@ -559,8 +559,8 @@ POP_BEST = TaskSpec(
         Mistake(STALE, _present),
         Mistake("the counts and the heap must not be scanned", _scanned),
     ),
-    "an entry is current when counts gives its pair the count the entry holds; pop the "
-    "others and go on; an empty heap means there is nothing left.",
+    "the pair returned must be that of the first entry popped whose count is the pair's "
+    "count in counts now, and None once the heap is empty.",
     probe=POP_LOOP,
 )
 
@@ -686,8 +686,9 @@ MERGE_UNORDERED = TaskSpec(
         Mistake("a block that arrives twice raises ValueError", _unordered_mistake("repeats")),
         Mistake("a block still missing at the end raises ValueError", _unordered_mistake("gaps")),
     ),
-    "hold arrived blocks by index; after each arrival, add the block whose turn it is as long "
-    "as it is there; max_waiting is read after that.",
+    "the total must list the pre-tokens as adding the blocks in block order does, "
+    "max_waiting counts the blocks still held once an arrival has been handled, and a block "
+    "that comes twice, or never, raises ValueError.",
     probe=IN_ORDER,
 )
 
@@ -856,9 +857,9 @@ STREAM_ENCODE = TaskSpec(
         Mistake("a part may end inside a chunk: cut only where it is safe", _part_by_part),
         Mistake("yield what is safe before reading the next part", _at_the_end),
     ),
-    "after each part, look for the last place in the buffer where the chapter's "
-    "pre-tokenizer allows a cut (either kind), encode up to it and keep the rest; never cut "
-    "inside a run of spaces.",
+    "the ids must be those of the whole text, and every id up to the last place in the text "
+    "read so far where the chapter allows a cut (either kind) must be out before the next "
+    "part is read.",
     probe=STREAM,
 )
 
