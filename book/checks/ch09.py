@@ -157,10 +157,11 @@ def probe(answer, counts, pair_counts, where, pair):
     where = {p: {pretoken.get(t, t) for t in ts} for p, ts in where.items()}
     before = dict(counts)
     holders = {id(t) for t in where.get(pair, ())}
+    others = {id(t) for t in counts} - holders
     symbols = sum(len(t) for t in where.get(pair, ()))
     pair_counts, where = Ledger(pair_counts), Ledger(where)
     merged = answer(counts, pair_counts, where, pair)
-    outside = read - holders
+    outside = read & others
     items = list(merged.items()) if isinstance(merged, dict) else merged
     kept = counts == before and list(counts) == list(before)
     work = pair_counts.work + where.work
