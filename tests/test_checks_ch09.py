@@ -23,8 +23,8 @@ from book import corpora
 from book.checks import ch09
 from book.checks.ch09 import (
     GPT2_PATTERN,
-    merge_pieces,
     merge_pretokens_reference,
+    merge_symbols,
     pair_index,
     stream_tokenizer,
     tiktoken_ranks_reference,
@@ -50,7 +50,7 @@ def merge_right(counts, pair_counts, where, pair):
                 where[old].discard(pretoken)
                 if not where[old]:
                     del where[old]
-        merged = merge_pieces(pretoken, pair)
+        merged = merge_symbols(pretoken, pair)
         for new in zip(merged, merged[1:]):
             pair_counts[new] = pair_counts.get(new, 0) + count
             where.setdefault(new, set()).add(merged)
@@ -59,8 +59,8 @@ def merge_right(counts, pair_counts, where, pair):
 
 
 def entry_right(pair, count):
-    def key(piece):
-        return (*(255 - b for b in piece), 256)
+    def key(symbol):
+        return (*(255 - b for b in symbol), 256)
 
     return (-count, key(pair[0]), key(pair[1]), pair)
 
@@ -99,10 +99,10 @@ def safe(text, p):
     return before.isalpha() and punctuation
 
 
-def stream_right(encode, pieces):
+def stream_right(encode, parts):
     buffer = ""
-    for piece in pieces:
-        buffer += piece
+    for part in parts:
+        buffer += part
         cut = next((p for p in range(len(buffer) - 1, 0, -1) if safe(buffer, p)), None)
         if cut:
             yield from encode(buffer[:cut])
@@ -136,16 +136,69 @@ def test_right_answers_pass(capsys, name):
     assert passes(capsys, lambda answer: ch09.check(name, answer), RIGHT[name])
 
 
+def entry_negated(pair, count):
+    """Each byte negated, then 1, which sorts after every negated byte."""
+    return (-count, (*(-b for b in pair[0]), 1), (*(-b for b in pair[1]), 1), pair)
+
+
+class Greater:
+    """A pair whose < is the pairs' >: heapq pops the greatest first."""
+
+    def __init__(self, pair):
+        self.pair = pair
+
+    def __lt__(self, other):
+        return self.pair > other.pair
+
+    def __eq__(self, other):
+        return self.pair == other.pair
+
+
+def stream_looser(encode, parts):
+    """Also cuts between a letter and ' or a mark: safe under GPT-2's pattern, as the task says."""
+
+    def cut_here(text, p):
+        before, after = text[p - 1], text[p]
+        if after == " " and not before.isspace():
+            return True
+        kind = unicodedata.category(after)
+        return before.isalpha() and not after.isspace() and kind[0] not in "LN" and kind != "Cs"
+
+    buffer = ""
+    for part in parts:
+        buffer += part
+        cut = next((p for p in range(len(buffer) - 1, 0, -1) if cut_here(buffer, p)), None)
+        if cut:
+            yield from encode(buffer[:cut])
+            buffer = buffer[cut:]
+    yield from encode(buffer)
+
+
+OTHER_RIGHT = [
+    ("heap_entry", entry_negated),
+    ("heap_entry", lambda pair, count: (-count, Greater(pair), pair)),
+    ("stream_encode", stream_looser),
+]
+
+
+@pytest.mark.parametrize("name, answer", OTHER_RIGHT)
+def test_other_right_answers_pass_on_every_seed(name, answer):
+    spec = {spec.name: spec for spec in ch09.SPECS}[name]
+    for seed in range(5):
+        result = spec.result(answer, random.Random(seed))
+        assert result.points == spec.points, result.line
+
+
 # --- merge_pretokens -----------------------------------------------------------------------------
 
-PIECES = st.sampled_from([b"a", b"b", b"c", b"ab", b"\xff", b"\x00"])
-PRETOKENS = st.dictionaries(st.lists(PIECES, min_size=1, max_size=6).map(tuple), st.integers(1, 5))
+SYMBOLS = st.sampled_from([b"a", b"b", b"c", b"ab", b"\xff", b"\x00"])
+PRETOKENS = st.dictionaries(st.lists(SYMBOLS, min_size=1, max_size=6).map(tuple), st.integers(1, 5))
 
 
 @pytest.mark.parametrize("merge_pretokens", [merge_right, merge_pretokens_reference])
-@given(counts=PRETOKENS, pair=st.tuples(PIECES, PIECES))
+@given(counts=PRETOKENS, pair=st.tuples(SYMBOLS, SYMBOLS))
 def test_merging_through_the_index_equals_counting_again(merge_pretokens, counts, pair):
-    merged_all = {merge_pieces(t, pair): n for t, n in counts.items()}
+    merged_all = {merge_symbols(t, pair): n for t, n in counts.items()}
     if len(merged_all) < len(counts):
         return  # two pre-tokens that merge into one: not a state a trainer reaches
     pair_counts, where = pair_index(counts)
@@ -187,9 +240,9 @@ def test_the_safe_cuts_the_task_describes_are_the_books(text):
 @settings(max_examples=60, deadline=None)
 @given(st.text(max_size=40), st.lists(st.integers(0, 40), max_size=6))
 def test_the_reference_stream_equals_the_whole_and_is_never_late(text, places):
-    pieces = ch09._cut(text, sorted({p for p in places if 0 < p < len(text)}))
+    parts = ch09._cut(text, sorted({p for p in places if 0 < p < len(text)}))
     run = ch09.STREAM_ENCODE.runner(ch09.stream_encode_reference)
-    assert run(*ch09._stream_args(pieces)) == [None, stream_tokenizer().encode_ordinary(text)]
+    assert run(*ch09._stream_args(parts)) == [None, stream_tokenizer().encode_ordinary(text)]
 
 
 def test_the_probes_encoder_is_the_books_and_merges_whitespace():
@@ -239,7 +292,7 @@ def test_the_judge_gives_half_right_answers_part_of_the_points(tmp_path):
     def pop_first(heap, counts):
         return heapq.heappop(heap)[-1] if heap else None
 
-    half = dict(RIGHT, pop_best=pop_first, stream_encode=ch09._piece_by_piece)
+    half = dict(RIGHT, pop_best=pop_first, stream_encode=ch09._part_by_part)
     tasks = ch09.judge_tasks(random.Random(4))
     assert grade_locally(tasks, half, tmp_path) == {
         "merge_pretokens": 3,

@@ -5,8 +5,8 @@ form) through the index, a heap entry with CS336's tie-break and a pop that skip
 entries, adding up workers' counts that arrive out of order, a streaming encoder that yields
 as soon as it may, and tiktoken's ranks from a vocabulary and merges. Each task is one spec;
 the probes (run in the learner's kernel) watch the work an answer does: merge_pretokens may
-touch only the pairs of the pre-tokens it merges, pop_best may not scan the counts or the
-heap, stream_encode is fed pieces by a source that notes when each is read.
+read only the pre-tokens it merges and touch only their pairs, pop_best may not scan the
+counts or the heap, stream_encode is fed parts of a text by a source that notes when each is read.
 """
 
 from __future__ import annotations
@@ -17,7 +17,16 @@ from collections.abc import Callable
 from functools import cache
 
 from book import corpora
-from book.checks.spec import Cases, Group, Mistake, TaskSpec, checks_of, random_text, window
+from book.checks.spec import (
+    Cases,
+    Group,
+    Mistake,
+    TaskSpec,
+    checks_of,
+    drawn_until_caught,
+    random_text,
+    window,
+)
 from book.encodings import get_encoding
 from book.tokenizers.bpe.core import build_vocab, get_pair_counts, joined, merge
 from book.tokenizers.bpe.patterns import GPT2_PATTERN
@@ -25,26 +34,26 @@ from book.tokenizers.bpe.pretokenize import last_cut, training_chunk_counts
 from book.tokenizers.bpe.regex_bpe import RegexTokenizer
 from book.tokenizers.bpe.train import inverted, train_merges
 
-PiecePair = tuple[bytes, bytes]
+SymbolPair = tuple[bytes, bytes]
 EOT = "<|endoftext|>"
 
 HANDOUT = {(b"l", b"o", b"w"): 5, (b"l", b"o", b"w", b"e", b"r"): 2}
 HANDOUT |= {tuple(bytes([b]) for b in word): n for word, n in [(b"widest", 3), (b"newest", 6)]}
 
 
-def merge_pieces(pieces: tuple[bytes, ...], pair: PiecePair) -> tuple[bytes, ...]:
-    """Each occurrence of pair, left to right, joined into one piece.
+def merge_symbols(symbols: tuple[bytes, ...], pair: SymbolPair) -> tuple[bytes, ...]:
+    """Each occurrence of pair, left to right, joined into one symbol.
 
-    >>> merge_pieces((b"a", b"a", b"a"), (b"a", b"a"))
+    >>> merge_symbols((b"a", b"a", b"a"), (b"a", b"a"))
     (b'aa', b'a')
     """
-    return tuple(merge(pieces, pair, joined(0, pair)))
+    return tuple(merge(symbols, pair, joined(0, pair)))
 
 
 def pair_index(counts: dict[tuple, int]) -> tuple[dict, dict]:
     """(pair_counts, where) of pre-tokens: each pair's weighted count and the set holding it."""
-    pair_counts: dict[PiecePair, int] = {}
-    where: dict[PiecePair, set] = {}
+    pair_counts: dict[SymbolPair, int] = {}
+    where: dict[SymbolPair, set] = {}
     for pretoken, count in counts.items():
         get_pair_counts(pretoken, pair_counts, count)
         for pair in zip(pretoken, pretoken[1:]):
@@ -58,28 +67,31 @@ def _plays(start: int = 0, n_chars: int = 3000) -> dict[bytes, int]:
     return training_chunk_counts(corpora.english("train")[start : start + n_chars], GPT2_PATTERN)
 
 
-def _byte_merges(word_counts: dict[bytes, int], n: int) -> list[PiecePair]:
+def _byte_merges(word_counts: dict[bytes, int], n: int) -> list[SymbolPair]:
     """The book's first n merges of word_counts, as pairs of bytes."""
     merges = train_merges(word_counts, n)
     vocab = build_vocab(merges)
     return [(vocab[a], vocab[b]) for (a, b), _count in merges]
 
 
-def _state(word_counts: dict[bytes, int], k: int) -> tuple[dict, PiecePair]:
+def _state(word_counts: dict[bytes, int], k: int) -> tuple[dict, SymbolPair]:
     """The pre-tokens after the first k merges, and merge k (the next one)."""
     merges = _byte_merges(word_counts, k + 1)
     counts = {tuple(bytes([b]) for b in word): n for word, n in word_counts.items()}
     for pair in merges[:k]:
-        counts = {merge_pieces(t, pair): n for t, n in counts.items()}
+        counts = {merge_symbols(t, pair): n for t, n in counts.items()}
     return counts, merges[min(k, len(merges) - 1)]
 
 
 # --- Task 1: merge_pretokens ---------------------------------------------------------------------
 
 # pair_counts and where are mappings that count every read and write made to them: merging
-# through the index touches a few pairs per piece of the pre-tokens in where[pair]; counting
-# and indexing everything again touches every pair. The probe returns [the new counts in
-# order, pair_counts and where after, counts unchanged, whether the work fits the index].
+# through the index touches a few pairs per symbol of the pre-tokens in where[pair]; counting
+# and indexing everything again touches every pair. Each pre-token is a tuple that notes when
+# its symbols are read (iterated, indexed, searched): merging through the index reads only the
+# pre-tokens in where[pair]; looking for them in counts reads them all. The probe returns [the
+# new counts in order, pair_counts and where after, counts unchanged, whether the work on the
+# index fits the merge, how many pre-tokens outside where[pair] were read].
 LEDGER = """
 from collections.abc import MutableMapping
 
@@ -111,20 +123,55 @@ class Ledger(MutableMapping):
         return repr(self._store)
 
 
+# A tuple class whose instances add their id to read when their symbols are read.
+def watched(read):
+    def noting(method):
+        def note(self, *args):
+            read.add(id(self))
+            return method(self, *args)
+
+        return note
+
+    names = ("__iter__", "__getitem__", "__contains__", "index", "count")
+    return type("Pretoken", (tuple,), {name: noting(getattr(tuple, name)) for name in names})
+
+
+# value with every tuple in it a plain tuple: the judge receives builtin types only.
+def plain(value):
+    if isinstance(value, tuple):
+        return tuple(plain(item) for item in tuple.__iter__(value))
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    if isinstance(value, (set, frozenset)):
+        return {plain(item) for item in value}
+    if isinstance(value, dict):
+        return {plain(k): plain(v) for k, v in dict.items(value)}
+    return value
+
+
 def probe(answer, counts, pair_counts, where, pair):
+    read = set()
+    pretoken_class = watched(read)
+    pretoken = {t: pretoken_class(t) for t in counts}
+    counts = {pretoken[t]: n for t, n in counts.items()}
+    where = {p: {pretoken.get(t, t) for t in ts} for p, ts in where.items()}
     before = dict(counts)
-    pieces = sum(len(pretoken) for pretoken in where.get(pair, ()))
+    holders = {id(t) for t in where.get(pair, ())}
+    others = {id(t) for t in counts} - holders
+    symbols = sum(len(t) for t in where.get(pair, ()))
     pair_counts, where = Ledger(pair_counts), Ledger(where)
     merged = answer(counts, pair_counts, where, pair)
+    outside = read & others
     items = list(merged.items()) if isinstance(merged, dict) else merged
     kept = counts == before and list(counts) == list(before)
     work = pair_counts.work + where.work
     return [
-        items,
-        pair_counts._store,
-        where._store,
+        plain(items),
+        plain(pair_counts._store),
+        plain(where._store),
         "left as it was" if kept else "changed",
-        "through the index" if work <= 12 * pieces + 12 else "touched pairs it did not merge",
+        "through the index" if work <= 12 * symbols + 12 else "touched pairs it did not merge",
+        {"pre-tokens read outside where[pair]": len(outside)},
     ]
 """
 
@@ -132,8 +179,12 @@ def probe(answer, counts, pair_counts, where, pair):
 def merge_pretokens_reference(counts: dict, pair_counts, where, pair, mistake: str = "") -> dict:
     """Merge the pre-tokens in where[pair]; pair_counts and where updated for them only."""
     renamed = {}
-    for old in sorted(where.get(pair, ())):  # sorted: the same work whatever the set's order
-        new, n = merge_pieces(old, pair), counts[old]
+    # sorted: the same work whatever the set's order
+    holding = sorted(where.get(pair, ()))
+    if mistake == "found in counts":
+        holding = [t for t in counts if pair in zip(t, t[1:])]
+    for old in holding:
+        new, n = merge_symbols(old, pair), counts[old]
         olds, news = list(zip(old, old[1:])), list(zip(new, new[1:]))
         if mistake == "once per pre-token":
             olds, news = list(dict.fromkeys(olds)), list(dict.fromkeys(news))
@@ -162,7 +213,7 @@ def merge_pretokens_reference(counts: dict, pair_counts, where, pair, mistake: s
 
 def _rebuilt(counts, pair_counts, where, pair):
     """Every pre-token merged, then everything counted and indexed again."""
-    merged = {merge_pieces(pretoken, pair): count for pretoken, count in counts.items()}
+    merged = {merge_symbols(pretoken, pair): count for pretoken, count in counts.items()}
     new_counts, new_where = pair_index(merged)
     pair_counts.clear()
     pair_counts.update(new_counts)
@@ -186,7 +237,7 @@ def _merge_args(counts: dict, pair, padding: dict | None = None) -> tuple:
     return (counts, pair_counts, where, pair)
 
 
-def _with_repeats(state: tuple[dict, PiecePair]) -> tuple[dict, PiecePair]:
+def _with_repeats(state: tuple[dict, SymbolPair]) -> tuple[dict, SymbolPair]:
     """state with a pre-token l r l r l added (pair = (l, r)): each of its pairs twice."""
     counts, (left, right) = state
     return {**counts, (left, right, left, right, left): 2}, (left, right)
@@ -194,7 +245,7 @@ def _with_repeats(state: tuple[dict, PiecePair]) -> tuple[dict, PiecePair]:
 
 def _merge_small() -> Cases:
     """The handout, overlaps, pairs left elsewhere, far pairs; one padded with the plays."""
-    after_st = {merge_pieces(t, (b"s", b"t")): n for t, n in HANDOUT.items()}
+    after_st = {merge_symbols(t, (b"s", b"t")): n for t, n in HANDOUT.items()}
     overlap = {(b"a", b"a", b"a"): 1, (b"a", b"a", b"a", b"a"): 2}
     leftover = {(b"x", b"a", b"b", b"x", b"a"): 3, (b"a", b"b"): 1}
     far = {(b"a", b"b", b"c", b"d"): 2, (b"c", b"d"): 5, (b"the",): 7}
@@ -202,7 +253,7 @@ def _merge_small() -> Cases:
     japanese = {tuple(bytes([b]) for b in w.encode()): n for w, n in [("日本", 2), ("本日", 1)]}
     return [
         (_merge_args(HANDOUT, (b"s", b"t")), "the CS336 handout's first merge"),
-        (_merge_args(after_st, (b"e", b"st")), "its second: a merged piece in a pair"),
+        (_merge_args(after_st, (b"e", b"st")), "its second: a merged symbol in a pair"),
         (_merge_args(overlap, (b"a", b"a")), "overlaps: (a, a) twice in a a a, merged once"),
         (_merge_args(leftover, (b"a", b"b")), "(x, a) stays in the word it leaves once"),
         (_merge_args(far, (b"a", b"b")), "where[(c, d)] must hold the new tuple, not the old"),
@@ -245,6 +296,11 @@ MERGE_PRETOKENS = TaskSpec(
     (
         Mistake("counting and indexing everything again: visit only where[pair]", _rebuilt),
         Mistake(
+            "looking into every pre-token of counts to find the ones to merge is the scan "
+            "that where[pair] saves",
+            _merge_mistake("found in counts"),
+        ),
+        Mistake(
             "a merged pre-token has a new key: every pair it holds must file the new tuple",
             _merge_mistake("refile next to the merge"),
         ),
@@ -254,10 +310,9 @@ MERGE_PRETOKENS = TaskSpec(
         ),
         Mistake("return a new dict: counts must stay as it is", _merge_mistake("in place")),
     ),
-    "for each pre-token in where[pair]: take its old pairs out of pair_counts (each "
-    "occurrence) and take it out of the set of every pair it holds, merge it left to right, "
-    "then count and file the new tuple's pairs. No zero counts, no empty sets; the new dict "
-    "keeps the old order.",
+    "afterwards pair_counts and where must describe the new pre-tokens exactly (every "
+    "occurrence counted, no zero counts, no empty sets), the new dict keeps the old order, "
+    "and only the pre-tokens in where[pair] are read.",
     probe=LEDGER,
 )
 
@@ -281,14 +336,18 @@ def probe(answer, counts):
 """
 
 
-def heap_entry_reference(pair: PiecePair, count: int) -> tuple:
+def heap_entry_reference(pair: SymbolPair, count: int) -> tuple:
     """The smallest entry is the highest count, then the greater pair (book's ``inverted``)."""
     return (-count, inverted(pair[0]), inverted(pair[1]), pair)
 
 
-def _flipped(data: bytes) -> tuple:
-    """Each byte flipped, with nothing to end the piece (a prefix sorts first)."""
-    return tuple(255 - b for b in data)
+def _ended(flip: Callable[[int], int], end: int | None) -> Callable:
+    """An entry whose symbols have each byte flipped by flip, then end appended (None: none)."""
+
+    def key(data: bytes) -> tuple:
+        return (*map(flip, data), *(() if end is None else (end,)))
+
+    return lambda pair, count: (-count, key(pair[0]), key(pair[1]), pair)
 
 
 HANDOUT_PAIRS = [(b"A", b"B"), (b"A", b"C"), (b"B", b"ZZ"), (b"BA", b"A")]
@@ -297,36 +356,40 @@ HANDOUT_PAIRS = [(b"A", b"B"), (b"A", b"C"), (b"B", b"ZZ"), (b"BA", b"A")]
 def _entry_ties() -> Cases:
     """The handout's tie, counts before bytes."""
     counts = {(b"a", b"b"): 3, (b"c", b"d"): 2, (b"e", b"f"): 1, (b"B", b"ZZ"): 2}
+    nul = {(b"B", b"ZZ"): 4, (b"B\x00", b"A"): 4, (b"BA", b"A"): 4, (b"A", b"B\x00"): 4}
     return [
         (({pair: 5 for pair in HANDOUT_PAIRS},), "the handout's four tied pairs"),
         ((counts,), "counts first, whatever the bytes"),
+        ((nul | {(b"A", b"B"): 4},), "byte 00 after a symbol: b'B\\x00' > b'B'"),
     ]
 
 
 def _entry_prefixes() -> Cases:
-    """Pieces that are prefixes of one another; bytes 00 and FF."""
+    """Symbols that are prefixes of one another; bytes 00 and FF."""
     prefixes = {(b"a", b"x"): 2, (b"ab", b"x"): 2, (b"b", b"c"): 2, (b"b", b"cd"): 2}
     extremes = {(b"\xff", b"a"): 1, (b"\xfe\xff", b"a"): 1, (b"\x00", b"a"): 1}
     extremes |= {(b"\x00\x00", b"a"): 1, (b"\xff\xff", b"a"): 1, (b"\x00", b"b"): 3}
+    extremes |= {(b"\xff\x01", b"a"): 1}
     return [
         ((prefixes,), "a prefix is smaller: (b'ab', b'x') before (b'a', b'x')"),
         ((extremes,), "bytes 00 and FF, and their prefixes"),
     ]
 
 
-PIECES = [b"a", b"b", b"ab", b"ba", b"aa", b"\xff", b"\xfe\xff", b"\x00", b"\x00a", b"\x00\x00"]
+SYMBOLS = [b"a", b"b", b"ab", b"ba", b"aa", b"\xff", b"\xfe\xff", b"\x00", b"\x00a", b"\x00\x00"]
 
 
 def _random_counts(rng: random.Random) -> dict:
-    """Pairs of pieces that are prefixes of one another, few distinct counts."""
+    """Pairs of symbols that are prefixes of one another, few distinct counts."""
     # sorted, then shuffled: a set's order depends on the process's hash seed
-    pairs = sorted({(rng.choice(PIECES), rng.choice(PIECES)) for _ in range(20)})
+    pairs = sorted({(rng.choice(SYMBOLS), rng.choice(SYMBOLS)) for _ in range(20)})
     rng.shuffle(pairs)
     return {pair: rng.randint(1, 3) for pair in pairs}
 
 
 def _entry_hidden(rng: random.Random) -> Cases:
-    return [((_random_counts(rng),), "hidden") for _ in range(3)]
+    """Random pairs of symbols, drawn until every known mistake orders one of them wrong."""
+    return drawn_until_caught(rng, lambda rng: (_random_counts(rng),), HEAP_ENTRY)
 
 
 HEAP_ENTRY = TaskSpec(
@@ -346,17 +409,27 @@ HEAP_ENTRY = TaskSpec(
             lambda pair, count: (count, inverted(pair[0]), inverted(pair[1]), pair),
         ),
         Mistake(
-            "a flipped piece needs an end that sorts after every flipped byte (b'BA' > b'B')",
-            lambda pair, count: (-count, _flipped(pair[0]), _flipped(pair[1]), pair),
+            "a symbol that begins a longer one came out first: b'BA' is greater than b'B'",
+            _ended(lambda b: 255 - b, None),
         ),
         Mistake(
-            "compare the left pieces, then the right ones: not the joined bytes",
+            "the end of a flipped symbol is also byte 00 flipped: b'B' and b'B\\x00' sort "
+            "alike up to it, yet b'B\\x00' is the greater",
+            _ended(lambda b: 255 - b, 255),
+        ),
+        Mistake(
+            "the value that ends a symbol sorts before some bytes (00 and 01 negated): b'B' "
+            "then comes out before the greater b'B\\x00'",
+            _ended(lambda b: -b, -1),
+        ),
+        Mistake(
+            "compare the left symbols, then the right ones: not the joined bytes",
             lambda pair, count: (-count, inverted(pair[0] + pair[1]), pair),
         ),
     ),
-    "make greater bytes smaller by flipping each byte, and end each flipped piece with a "
-    "value greater than every flipped byte, so that a piece sorts after the longer pieces "
-    "it begins; the count comes first, negated.",
+    "the pairs must come out highest count first and, among equal counts, greatest pair "
+    "first (left symbols compared as bytes, then right ones), whatever bytes from 00 to FF "
+    "they hold.",
     probe=HEAP_ORDER,
 )
 
@@ -424,7 +497,7 @@ def probe(answer, counts, updates):
 """
 
 
-def pop_best_reference(heap: list, counts) -> PiecePair | None:
+def pop_best_reference(heap: list, counts) -> SymbolPair | None:
     """Pop until an entry's count is current; None when the heap runs out."""
     while heap:
         negated, *_key, pair = heapq.heappop(heap)
@@ -487,8 +560,8 @@ POP_BEST = TaskSpec(
         Mistake(STALE, _present),
         Mistake("the counts and the heap must not be scanned", _scanned),
     ),
-    "an entry is current when counts gives its pair the count the entry holds; pop the "
-    "others and go on; an empty heap means there is nothing left.",
+    "the pair returned must be that of the first entry popped whose count is the pair's "
+    "count in counts now, and None once the heap is empty.",
     probe=POP_LOOP,
 )
 
@@ -614,32 +687,33 @@ MERGE_UNORDERED = TaskSpec(
         Mistake("a block that arrives twice raises ValueError", _unordered_mistake("repeats")),
         Mistake("a block still missing at the end raises ValueError", _unordered_mistake("gaps")),
     ),
-    "hold arrived blocks by index; after each arrival, add the block whose turn it is as long "
-    "as it is there; max_waiting is read after that.",
+    "the total must list the pre-tokens as adding the blocks in block order does, "
+    "max_waiting counts the blocks still held once an arrival has been handled, and a block "
+    "that comes twice, or never, raises ValueError.",
     probe=IN_ORDER,
 )
 
 # --- Task 5: stream_encode -----------------------------------------------------------------------
 
 # The probe builds the encoder in the learner's kernel with tiktoken, from the ranks of the
-# judge's tokenizer (the same ids as the book's), and feeds the answer its pieces from a source
-# that notes the first piece read before the ids due by then were out: ready[k], the ids of the
-# text before piece k up to its last safe cut, computed in the judge.
+# judge's tokenizer (the same ids as the book's), and feeds the answer its parts from a source
+# that notes the first part read before the ids due by then were out: ready[k], the ids of the
+# text before part k up to its last safe cut, computed in the judge.
 STREAM = f"""
 import tiktoken
 
 
-def probe(answer, ranks, pieces, ready):
+def probe(answer, ranks, parts, ready):
     encode = tiktoken.Encoding(
         "stream", pat_str={GPT2_PATTERN!r}, mergeable_ranks=ranks, special_tokens={{}}
     ).encode_ordinary
     ids, late = [], []
 
     def source():
-        for k, piece in enumerate(pieces):
+        for k, part in enumerate(parts):
             if len(ids) < ready[k] and not late:
-                late.append(f"piece {{k}} read with {{len(ids)}} of {{ready[k]}} ids out")
-            yield piece
+                late.append(f"part {{k}} read with {{len(ids)}} of {{ready[k]}} ids out")
+            yield part
 
     for token_id in answer(encode, source()):
         ids.append(token_id)
@@ -656,11 +730,11 @@ def last_safe_cut(text: str, spaces_only: bool = False) -> int | None:
     return places[-1] if places else None
 
 
-def stream_encode_reference(encode: Callable, pieces, spaces_only: bool = False):
-    """Yield the ids up to the last safe cut after each piece; the rest at the end."""
+def stream_encode_reference(encode: Callable, parts, spaces_only: bool = False):
+    """Yield the ids up to the last safe cut after each part; the rest at the end."""
     buffer = ""
-    for piece in pieces:
-        buffer += piece
+    for part in parts:
+        buffer += part
         cut = last_safe_cut(buffer, spaces_only)
         if cut:
             yield from encode(buffer[:cut])
@@ -668,11 +742,11 @@ def stream_encode_reference(encode: Callable, pieces, spaces_only: bool = False)
     yield from encode(buffer)
 
 
-def _any_space(encode: Callable, pieces):
+def _any_space(encode: Callable, parts):
     """Cut before the last space, whatever is before it."""
     buffer = ""
-    for piece in pieces:
-        buffer += piece
+    for part in parts:
+        buffer += part
         cut = buffer.rfind(" ")
         if cut > 0:
             yield from encode(buffer[:cut])
@@ -680,13 +754,13 @@ def _any_space(encode: Callable, pieces):
     yield from encode(buffer)
 
 
-def _piece_by_piece(encode: Callable, pieces):
-    for piece in pieces:
-        yield from encode(piece)
+def _part_by_part(encode: Callable, parts):
+    for part in parts:
+        yield from encode(part)
 
 
-def _at_the_end(encode: Callable, pieces):
-    yield from encode("".join(pieces))
+def _at_the_end(encode: Callable, parts):
+    yield from encode("".join(parts))
 
 
 def _indented(text: str) -> str:
@@ -706,18 +780,19 @@ def stream_tokenizer() -> RegexTokenizer:
 
 @cache
 def _ranks() -> dict[bytes, int]:
-    return {token: token_id for token_id, token in stream_tokenizer().vocab.items()}
+    """The stream tokenizer's tiktoken ranks: each token's id (it has no special tokens)."""
+    return dict(stream_tokenizer().token_to_id)
 
 
-def _stream_args(pieces: list[str]) -> tuple:
-    """The probe's arguments after the answer: ranks, pieces, and the ids due before each."""
+def _stream_args(parts: list[str]) -> tuple:
+    """The probe's arguments after the answer: ranks, parts, and the ids due before each."""
     encode = stream_tokenizer().encode_ordinary
     ready, text = [], ""
-    for piece in pieces:
+    for part in parts:
         cut = last_safe_cut(text)
         ready.append(len(encode(text[:cut])) if cut else 0)
-        text += piece
-    return (_ranks(), pieces, ready)
+        text += part
+    return (_ranks(), parts, ready)
 
 
 def _cut(text: str, places: list[int]) -> list[str]:
@@ -727,22 +802,22 @@ def _cut(text: str, places: list[int]) -> list[str]:
 
 
 def _stream_small() -> Cases:
-    """Words, runs of spaces, punctuation after letters, other scripts, empty pieces."""
+    """Words, runs of spaces, punctuation after letters, other scripts, empty parts."""
     words = "the cat sat on the mat, and the dog ate the hat"
     return [
         (_stream_args(_cut(words, [5, 6, 13, 20])), "cut inside words: wait for the space"),
-        (_stream_args(_cut(words, [7, 15, 22])), "pieces that start with a space"),
+        (_stream_args(_cut(words, [7, 15, 22])), "parts that start with a space"),
         (_stream_args([*words]), "one character at a time"),
         (_stream_args(["a  ", "  b", "\n\n", "  c   d"]), "runs of spaces: cut after a letter"),
-        (_stream_args(["if x:   ", "    return y  ", "\n    "]), "pieces that end in spaces"),
+        (_stream_args(["if x:   ", "    return y  ", "\n    "]), "parts that end in spaces"),
         (_stream_args(["hello,", " world", "!"]), "a cut between a letter and a comma"),
         (
             _stream_args(["日本語の", "テキスト", "です。", "English"]),
             "no space: 。 after a letter",
         ),
-        (_stream_args(["", "the cat", "", " sat", ""]), "empty pieces"),
-        (_stream_args([]), "no pieces at all"),
-        (_stream_args(["one long line, " * 40]), "one piece, many cuts"),
+        (_stream_args(["", "the cat", "", " sat", ""]), "empty parts"),
+        (_stream_args([]), "no parts at all"),
+        (_stream_args(["one long line, " * 40]), "one part, many cuts"),
     ]
 
 
@@ -771,28 +846,28 @@ STREAM_ENCODE = TaskSpec(
     "stream_encode",
     stream_encode_reference,
     (
-        Group("hand-made pieces", 2, _stream_small),
+        Group("hand-made parts", 2, _stream_small),
         Group("lines of a play", 1, _stream_plays, _stream_hidden),
     ),
     (
         Mistake("a space after a space is no safe cut: runs of spaces are one chunk", _any_space),
         Mistake(
             "a letter followed by punctuation is a safe cut too",
-            lambda encode, pieces: stream_encode_reference(encode, pieces, spaces_only=True),
+            lambda encode, parts: stream_encode_reference(encode, parts, spaces_only=True),
         ),
-        Mistake("a piece may end inside a chunk: cut only where it is safe", _piece_by_piece),
-        Mistake("yield what is safe before reading the next piece", _at_the_end),
+        Mistake("a part may end inside a chunk: cut only where it is safe", _part_by_part),
+        Mistake("yield what is safe before reading the next part", _at_the_end),
     ),
-    "after each piece, look for the last place in the buffer where the chapter's "
-    "pre-tokenizer allows a cut (either kind), encode up to it and keep the rest; never cut "
-    "inside a run of spaces.",
+    "the ids must be those of the whole text, and every id up to the last place in the text "
+    "read so far where the chapter allows a cut (either kind) must be out before the next "
+    "part is read.",
     probe=STREAM,
 )
 
 # --- Task 6: tiktoken_ranks ----------------------------------------------------------------------
 
 
-def tiktoken_ranks_reference(vocab: dict[int, bytes], merges: list[PiecePair], mistake: str = ""):
+def tiktoken_ranks_reference(vocab: dict[int, bytes], merges: list[SymbolPair], mistake: str = ""):
     """{bytes: id} of the bytes and merged tokens; ids of merges must grow with their order."""
     ids = {token: token_id for token_id, token in vocab.items()}
     ranks = {}
@@ -812,6 +887,9 @@ def tiktoken_ranks_reference(vocab: dict[int, bytes], merges: list[PiecePair], m
         last = ranks[token] = ids[token]
     if mistake == "specials":
         return {**ranks, **{token: i for token, i in ids.items() if token not in ranks}}
+    if mistake == "spelling":  # only the tokens spelled <|...|> taken for specials
+        others = {t: i for t, i in ids.items() if not (t.startswith(b"<|") and t.endswith(b"|>"))}
+        return {**ranks, **others}
     return ranks
 
 
@@ -819,7 +897,7 @@ def _ranks_mistake(mistake: str) -> Callable:
     return lambda vocab, merges: tiktoken_ranks_reference(vocab, merges, mistake)
 
 
-def _by_merge_order(vocab: dict[int, bytes], merges: list[PiecePair]) -> dict:
+def _by_merge_order(vocab: dict[int, bytes], merges: list[SymbolPair]) -> dict:
     """Ranks numbered 0-255 for bytes and 256, 257, ... for merges: not the vocabulary's ids."""
     ranks = {bytes([b]): b for b in range(256)}
     for k, (left, right) in enumerate(merges):
@@ -856,8 +934,10 @@ def _ranks_cases() -> Cases:
     no_byte = {i: t for i, t in vocab.items() if t != b"e"}
     no_token = {i: t for i, t in vocab.items() if t != vocab[260]}
     plain = {b: bytes([b]) for b in range(256)} | {256: b"ab", 257: b"abc"}
+    bos_pad = plain | {258: b"<s>", 259: b"[PAD]"}
     return [
         ((plain, [(b"a", b"b"), (b"ab", b"c")]), ""),
+        ((bos_pad, [(b"a", b"b"), (b"ab", b"c")]), "specials spelled otherwise are left out"),
         ((vocab, merges), "CS336's order: the special token at id 0 is left out"),
         (gpt2, "GPT-2's byte order; <|endoftext|> at 50256 is left out"),
         ((swapped, merges), "ids that fall with the merges' order raise ValueError"),
@@ -876,19 +956,25 @@ def _random_vocab(rng: random.Random, broken: str = "") -> tuple:
     for left, right in merges:
         next_id += rng.randint(1, 3)
         vocab[next_id] = left + right
+    ids = [i for i, t in vocab.items() if len(t) > 1]
+    # two special tokens: GPT-2's spelling and another one (Llama's, BERT's)
     vocab[next_id + 1] = EOT.encode()
-    ids = [i for i, t in vocab.items() if len(t) > 1 and t != EOT.encode()]
+    vocab[next_id + 2] = rng.choice([b"<s>", b"</s>", b"<pad>", b"[PAD]", b"[CLS]"])
     if broken == "order" and len(ids) > 1:
         a, b = rng.sample(ids, 2)
         vocab[a], vocab[b] = vocab[b], vocab[a]
     if broken == "byte":
         del vocab[rng.choice(byte_ids)]
+    if broken == "token" and ids:
+        del vocab[rng.choice(ids)]
     return (vocab, merges)
 
 
 def _ranks_hidden(rng: random.Random) -> Cases:
-    """A valid vocabulary, one whose merged ids fall, one missing a byte."""
-    return [(_random_vocab(rng, broken), "hidden") for broken in ("", "order", "byte")]
+    """A valid vocabulary, one whose merged ids fall, one missing a byte, one missing a merge's
+    token; each with a special token spelled like GPT-2's and one spelled otherwise."""
+    broken = ("", "order", "byte", "token")
+    return [(_random_vocab(rng, kind), "hidden") for kind in broken]
 
 
 TIKTOKEN_RANKS = TaskSpec(
@@ -907,10 +993,15 @@ TIKTOKEN_RANKS = TaskSpec(
             _ranks_mistake("order"),
         ),
         Mistake("a byte missing from vocab raises ValueError", _ranks_mistake("bytes")),
+        Mistake(
+            "special tokens are not known by their spelling: <s> and [PAD] are specials too",
+            _ranks_mistake("spelling"),
+        ),
         Mistake("a token's rank is its id in vocab, not its place in the merges", _by_merge_order),
     ),
-    "a rank is the token's id in vocab, for the 256 bytes and each merge's joined token; "
-    "check that every one of them is there and that the merged ids rise in merge order.",
+    "the ranks must hold exactly the 256 bytes and the merges' tokens, each at its id in "
+    "vocab; a token missing from vocab, or merged ids that fall in merge order, raise "
+    "ValueError.",
 )
 
 SPECS = (MERGE_PRETOKENS, HEAP_ENTRY, POP_BEST, MERGE_UNORDERED, STREAM_ENCODE, TIKTOKEN_RANKS)
