@@ -3,8 +3,9 @@
 The score of a pair is count(ab) / (count(a) x count(b)) (``score="wordpiece"``, WordPiece's
 rule as the Hugging Face course reconstructs it and names it, "score"; it is not the gain in
 likelihood, which also grows with the pair's count: chapter 10) or count(ab)
-(``score="frequency"``, BPE's rule, which ``tokenizers``' WordPiece trainer uses). The vocabulary is the special tokens, the
-alphabet (first characters and ``##`` characters, sorted), then one entry per merge.
+(``score="frequency"``, BPE's rule, which ``tokenizers``' WordPiece trainer uses). The
+vocabulary is the special tokens, the alphabet (first characters and ``##`` characters,
+sorted), then one entry per merge.
 
 Training is BPE's fast trainer with the score in place of the count
 (:func:`book.tokenizers.bpe.train.scored_merges`): after a merge only the words holding the
