@@ -105,18 +105,22 @@ def probe(answer, word_freqs, splits):
 """
 
 # Listing every segmentation of a 40-character word takes hours. The probe hands the answer
-# log_p as a dict that counts its look-ups (forward-backward needs far fewer than the budget),
-# and stops the answer with a message instead of letting the check hang. (The judge's kernel
-# refuses sys.settrace, so counting lines is not an option.)
+# log_p as a dict that counts its look-ups and stops the answer with a message instead of
+# letting the check hang. Forward-backward looks up each substring of a word a few times, so
+# the budget is 20 look-ups per pair of positions in the words, and some to spare: listing runs
+# out of it within seconds on a long word. (The judge's kernel refuses sys.settrace, so
+# counting lines is not an option.)
 LOOKUP_BUDGET = """
 class LookupBudget(dict):
-    left = 1_000_000
+    def __init__(self, log_p, budget):
+        super().__init__(log_p)
+        self.budget = self.left = budget
 
     def spend(self):
         self.left -= 1
         if self.left < 0:  # every later look-up fails too, even if the answer catches this one
             raise RuntimeError(
-                "stopped after 1,000,000 look-ups of log_p: do not list segmentations, "
+                f"do not list segmentations: stopped after {self.budget:,} look-ups of log_p; "
                 "sum over the lattice (forward-backward)"
             )
 
@@ -134,7 +138,8 @@ class LookupBudget(dict):
 
 
 def probe(answer, word_freqs, log_p):
-    return answer(word_freqs, LookupBudget(log_p))
+    budget = 10_000 + 20 * sum(len(word) ** 2 for word in word_freqs)
+    return answer(word_freqs, LookupBudget(log_p, budget))
 """
 
 LETTERS = "pqrstuvwxyz"
@@ -857,13 +862,15 @@ def _em_with(uses_of):
 
 def _em_listing(word_freqs, log_p):
     """The chapter's E-step, which lists every segmentation: right on short words; on a word of
-    more than a million segmentations the probe stops it, as it stops a learner's."""
+    more segmentations than the probe's budget of look-ups, the probe stops it, as it stops a
+    learner's."""
+    budget = 10_000 + 20 * sum(len(word) ** 2 for word in word_freqs)
     for word in word_freqs:
         ways = [1] + [0] * len(word)  # ways[j]: the segmentations of word[:j]
         for j in range(1, len(word) + 1):
             ways[j] = sum(ways[i] for i in range(j) if word[i:j] in log_p)
-        if ways[-1] > 1_000_000:
-            raise RuntimeError("stopped after 1,000,000 look-ups of log_p")
+        if ways[-1] > budget:
+            raise RuntimeError(f"do not list segmentations: stopped after {budget:,} look-ups")
     return expected_counts_reference(word_freqs, log_p)
 
 
