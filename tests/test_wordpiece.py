@@ -1,4 +1,4 @@
-"""WordPiece: training by the likelihood score, greedy longest match, BERT pre-tokenization."""
+"""WordPiece: training by its score, greedy longest match, BERT pre-tokenization."""
 
 from __future__ import annotations
 
@@ -166,7 +166,7 @@ def test_decode_glues_continuations_and_rejects_unknown_ids():
         tok.decode([5])
 
 
-@pytest.mark.parametrize("score", ["likelihood", "frequency"])
+@pytest.mark.parametrize("score", ["wordpiece", "frequency"])
 def test_training_matches_the_obvious_trainer_on_shakespeare(score):
     words = Counter(words_of(corpora.english("train")[:40_000], BertNormalizer()))
     assert train_vocab(words, 500, score=score) == naive_train(
@@ -178,7 +178,7 @@ def test_late_training_with_many_ties_matches_the_obvious_trainer():
     # Small text, large vocabulary: most merges are ties between pairs seen once.
     text = corpora.english("heldout")[:3_000] + " naïve 日本語 🦙"
     words = Counter(words_of(text, BertNormalizer()))
-    for score in ("likelihood", "frequency"):
+    for score in ("wordpiece", "frequency"):
         assert train_vocab(words, 600, score=score) == naive_train(
             words, 600, by_count=score == "frequency"
         )

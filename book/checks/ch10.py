@@ -25,7 +25,13 @@ from book.checks.core import equal
 from book.checks.spec import Cases, Group, Mistake, TaskSpec, checks_of
 from book.tokenizers.bpe.core import get_pair_counts, merge
 from book.tokenizers.bpe.train import scored_merges
-from book.tokenizers.unigram.lattice import build_lattice, marginals, piece_table, viterbi
+from book.tokenizers.unigram.lattice import (
+    build_lattice,
+    forward,
+    marginals,
+    piece_table,
+    viterbi,
+)
 from book.tokenizers.unigram.unigram import Unigram
 from book.tokenizers.wordpiece.model import greedy_longest_match
 from book.tokenizers.wordpiece.normalizer import BertNormalizer
@@ -99,18 +105,22 @@ def probe(answer, word_freqs, splits):
 """
 
 # Listing every segmentation of a 40-character word takes hours. The probe hands the answer
-# log_p as a dict that counts its look-ups (forward-backward needs far fewer than the budget),
-# and stops the answer with a message instead of letting the check hang. (The judge's kernel
-# refuses sys.settrace, so counting lines is not an option.)
+# log_p as a dict that counts its look-ups and stops the answer with a message instead of
+# letting the check hang. Forward-backward looks up each substring of a word a few times, so
+# the budget is 20 look-ups per pair of positions in the words, and some to spare: listing runs
+# out of it within seconds on a long word. (The judge's kernel refuses sys.settrace, so
+# counting lines is not an option.)
 LOOKUP_BUDGET = """
 class LookupBudget(dict):
-    left = 1_000_000
+    def __init__(self, log_p, budget):
+        super().__init__(log_p)
+        self.budget = self.left = budget
 
     def spend(self):
         self.left -= 1
         if self.left < 0:  # every later look-up fails too, even if the answer catches this one
             raise RuntimeError(
-                "stopped after 1,000,000 look-ups of log_p: do not list segmentations, "
+                f"do not list segmentations: stopped after {self.budget:,} look-ups of log_p; "
                 "sum over the lattice (forward-backward)"
             )
 
@@ -128,7 +138,8 @@ class LookupBudget(dict):
 
 
 def probe(answer, word_freqs, log_p):
-    return answer(word_freqs, LookupBudget(log_p))
+    budget = 10_000 + 20 * sum(len(word) ** 2 for word in word_freqs)
+    return answer(word_freqs, LookupBudget(log_p, budget))
 """
 
 LETTERS = "pqrstuvwxyz"
@@ -142,7 +153,8 @@ def _letters(rng: random.Random, n: int) -> list[str]:
 
 
 def best_pairs_reference(word_freqs: dict[str, int], splits: dict[str, list[str]]):
-    """(the top score as a Fraction, the pairs that have it in order of first occurrence).
+    """(the top score as a Fraction, the pairs that have it: most frequent first, then in order
+    of first occurrence).
 
     >>> best_pairs_reference({"ab": 2, "b": 1}, {"ab": ["a", "##b"], "b": ["b"]})
     (Fraction(1, 2), [('a', '##b')])
@@ -150,9 +162,16 @@ def best_pairs_reference(word_freqs: dict[str, int], splits: dict[str, list[str]
     return _best_pairs(word_freqs, splits)
 
 
-def _best_pairs(word_freqs, splits, once_per_word: bool = False):
-    """best_pairs; once_per_word counts a pair once in a word however often it occurs (a
-    mistake)."""
+def _best_pairs(
+    word_freqs,
+    splits,
+    once_per_word: bool = False,
+    float_ties: bool = False,
+    by_count: bool = True,
+):
+    """best_pairs, and three mistakes: once_per_word counts a pair once in a word however often
+    it occurs; float_ties finds the tied pairs with floats n / left / right; by_count=False lists
+    them in order of first occurrence only (the chapter's loop)."""
     symbols: Counter[str] = Counter()
     pairs: dict[tuple[str, str], int] = {}
     for word, parts in splits.items():
@@ -166,8 +185,13 @@ def _best_pairs(word_freqs, splits, once_per_word: bool = False):
     if not pairs:
         raise ValueError("no word has two symbols: there is no pair to merge")
     scores = {pair: Fraction(n, symbols[pair[0]] * symbols[pair[1]]) for pair, n in pairs.items()}
+    if float_ties:
+        rounded = {pair: n / symbols[pair[0]] / symbols[pair[1]] for pair, n in pairs.items()}
+        tied = [pair for pair in pairs if rounded[pair] == max(rounded.values())]
+        return scores[tied[0]], tied
     top = max(scores.values())
-    return top, [pair for pair, score in scores.items() if score == top]
+    tied = [pair for pair, score in scores.items() if score == top]
+    return top, sorted(tied, key=lambda pair: -pairs[pair]) if by_count else tied
 
 
 def _splits_after(word_freqs: dict[str, int], n_merges: int) -> dict[str, list[str]]:
@@ -181,16 +205,55 @@ def _splits_after(word_freqs: dict[str, int], n_merges: int) -> dict[str, list[s
     return splits
 
 
+@cache
+def _float_ties() -> tuple[tuple[tuple[int, int, int], tuple[int, int, int]], ...]:
+    """Two (pair count, left count, right count) of equal scores, in which the fewer pairs come
+    first and n / left / right rounds the two to different floats: a tie floats break."""
+    triples: dict[Fraction, list[tuple[int, int, int]]] = {}
+    for left in range(2, 13):
+        for right in range(2, 13):
+            for n in range(1, min(left, right)):
+                triples.setdefault(Fraction(n, left * right), []).append((n, left, right))
+    return tuple(
+        (first, second)
+        for same in triples.values()
+        for first in same
+        for second in same
+        if first[0] < second[0]
+        and first[0] / first[1] / first[2] != second[0] / second[1] / second[2]
+    )
+
+
+def _float_tie(rng: random.Random) -> dict[str, int]:
+    """Words in which two pairs tie for the top score that floats tell apart; the pair that
+    occurs first occurs fewer times."""
+    filler, *letters = _letters(rng, 5)
+    words: dict[str, int] = {}
+    extra: dict[str, int] = {}
+    for (n, left, right), (a, b) in zip(
+        rng.choice(_float_ties()), zip(letters[::2], letters[1::2])
+    ):
+        words[a + b] = n
+        extra[a] = left - n  # the left symbol alone, as a word of one symbol
+        extra[filler + b] = right - n  # the right symbol after a symbol too common to score
+    words |= extra
+    words[filler] = 1000
+    return words
+
+
 def _pairs_targets(rng: random.Random) -> Cases:
     """Two words whose repeated pair (##g, ##g) ties for the top score, listed so that the
-    first seen is not the first in sorted order, with counts that matter; and no pair at all."""
+    first seen is not the first in sorted order, with counts that matter; a tie that floats
+    break, between pairs of different counts; and no pair at all."""
     c, e, d, g = _letters(rng, 4)
     d, g = sorted((d, g))  # g > d: first seen (##g, ##g) comes after (##d, ##d) when sorted
     m, freq, lone = rng.randint(3, 5), rng.randint(2, 6), rng.randint(40, 80)
     words = {e + g * m: freq, c + d * m: freq, c: lone, e: lone}
     single = {c: rng.randint(1, 9), d: rng.randint(1, 9)}
+    floats = _float_tie(rng)
     return [
         ((words, {w: split_word(w) for w in words}), "a pair repeated in a word, tied"),
+        ((floats, {w: split_word(w) for w in floats}), "a tie floats break; most frequent first"),
         ((single, {w: split_word(w) for w in single}), "no pair left: ValueError"),
     ]
 
@@ -209,8 +272,11 @@ def _pairs_course() -> Cases:
 def _pairs_ties() -> Cases:
     four = {"hug": 10, "pug": 5, "hugs": 5}
     return [
-        ((four, _splits_after(four, 0)), "a four-way tie, in order of first occurrence"),
-        (({"zy": 1, "ab": 1}, {"zy": ["z", "##y"], "ab": ["a", "##b"]}), "first seen wins"),
+        ((four, _splits_after(four, 0)), "a four-way tie: most frequent first"),
+        (
+            ({"zy": 1, "ab": 1}, {"zy": ["z", "##y"], "ab": ["a", "##b"]}),
+            "equal counts: first seen first",
+        ),
         (({"aaaa": 2}, {"aaaa": ["a", "##a", "##a", "##a"]}), "overlapping pairs all count"),
         (({"ab": 3, "b": 4}, {"ab": ["a", "##b"], "b": ["b"]}), "a word of one symbol"),
         *_pairs_targets(random.Random(2)),
@@ -270,11 +336,22 @@ BEST_PAIRS = TaskSpec(
             _pairs_result(lambda top, tied: (float(top), tied)),
         ),
         Mistake(
+            "scores that are equal fractions can differ as floats (n / left / right rounds "
+            "twice): find the tie with exact fractions",
+            lambda word_freqs, splits: _best_pairs(word_freqs, splits, float_ties=True),
+        ),
+        Mistake(
             "each occurrence counts times the word's count",
             _pairs_without(lambda freqs, splits: (dict.fromkeys(freqs, 1), splits)),
         ),
         Mistake(
-            "list the tied pairs in the order they first occur, not sorted",
+            "list the tied pairs by their count, the most frequent first; the order of first "
+            "occurrence only breaks equal counts",
+            lambda word_freqs, splits: _best_pairs(word_freqs, splits, by_count=False),
+        ),
+        Mistake(
+            "list the tied pairs most frequent first, then in the order they first occur, "
+            "not sorted by their symbols",
             _pairs_result(lambda top, tied: (top, sorted(tied))),
         ),
         Mistake(
@@ -287,10 +364,10 @@ BEST_PAIRS = TaskSpec(
         ),
         Mistake("no word has two symbols: raise ValueError", _pairs_no_error),
     ),
-    "count every symbol and every adjacent pair over all words, each weighted by the word's "
-    "count; the score is the pair's count over the product of its two symbols' counts, kept "
-    "exact; the answer is the top score and every pair that reaches it, in the order the "
-    "pairs first appear.",
+    "the top score must be the exact fraction count(pair) / (count(left) x count(right)), with "
+    "every symbol and pair counted once per occurrence times its word's count; the pairs "
+    "must be all those that reach it, most frequent first, equal counts in the order they "
+    "first occur.",
     probe=AS_RATIO,
 )
 
@@ -307,11 +384,14 @@ def fewest_pieces_reference(word: str, vocab: list[str]) -> list[str]:
     return _fewest(word, vocab)
 
 
-def _fewest(word: str, vocab: list[str], max_chars: int = 100, longest: bool = True) -> list[str]:
-    """The fewest pieces; among ties the longest piece first (or the shortest: a mistake)."""
+def _fewest(
+    word: str, vocab: list[str], max_chars: int = 100, longest: bool = True, at_most: bool = True
+) -> list[str]:
+    """The fewest pieces; among ties the longest piece first. Mistakes: longest=False takes the
+    shortest, at_most=False makes a word of exactly max_chars characters unknown too."""
     known = set(vocab)
     n = len(word)
-    if n > max_chars:
+    if n > max_chars or (not at_most and n == max_chars):
         return ["[UNK]"]
 
     def piece(i: int, j: int) -> str:
@@ -333,15 +413,45 @@ def _fewest(word: str, vocab: list[str], max_chars: int = 100, longest: bool = T
     return pieces
 
 
+def _fewest_by_last_piece(word: str, vocab: list[str], longest: bool) -> list[str]:
+    """A mistake: the fewest pieces found from the start, ties settled while walking back from
+    the end, so by the last piece (the longest or the shortest) instead of the first."""
+    known, n = set(vocab), len(word)
+    if n > 100:
+        return ["[UNK]"]
+    best: list[tuple[int, int] | None] = [(0, 0)] + [None] * n  # (pieces, start of the last)
+    for end in range(1, n + 1):
+        starts = range(end) if longest else range(end - 1, -1, -1)
+        for start in starts:
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
+            fewer = best[start] is not None and (
+                best[end] is None or best[start][0] + 1 < best[end][0]
+            )
+            if piece in known and fewer:
+                best[end] = (best[start][0] + 1, start)
+    if best[n] is None:
+        return ["[UNK]"]
+    pieces, end = [], n
+    while end > 0:
+        start = best[end][1]
+        pieces.append(word[start:end] if start == 0 else "##" + word[start:end])
+        end = start
+    return pieces[::-1]
+
+
 def _fewest_targets(rng: random.Random) -> Cases:
-    """A word greedy longest match over-cuts, a tie of two segmentations, a word too long."""
+    """A word greedy longest match over-cuts, ties of two and of three pieces that the first
+    piece settles, and words of 100 and of more than 100 characters."""
     a, b, c, d, e, f = _letters(rng, 6)
     trap = [a + b + c, "##" + d, "##" + e, "##" + f, a + b, "##" + c + d + e + f]
     tie = [a, a + b, "##" + b, "##" + c, "##" + b + c]
+    three = [a + b + c, "##" + d, "##" + e + f, a + b, "##" + c + d + e, "##" + f]
     run = [f, "##" + f, "##" + f + f]
     return [
         ((a + b + c + d + e + f, trap), "greedy takes the longest first piece: four pieces"),
         ((a + b + c, tie), "two segmentations of two pieces: the longer first piece"),
+        ((a + b + c + d + e + f, three), "two segmentations of three pieces: the longer first"),
+        ((f * 100, run), "100 characters"),
         ((f * rng.randint(101, 120), run), "more than 100 characters: [UNK]"),
     ]
 
@@ -396,6 +506,16 @@ FEWEST_PIECES = TaskSpec(
             lambda word, vocab: greedy_longest_match(word, set(vocab)),
         ),
         Mistake(
+            "a tie is settled by the first piece (the longest), then the second, and so on; "
+            "your answer keeps the longest last piece",
+            lambda word, vocab: _fewest_by_last_piece(word, vocab, longest=True),
+        ),
+        Mistake(
+            "a tie is settled by the first piece (the longest), then the second, and so on; "
+            "your answer keeps the shortest last piece",
+            lambda word, vocab: _fewest_by_last_piece(word, vocab, longest=False),
+        ),
+        Mistake(
             "among segmentations with the fewest pieces, take the longest piece first",
             lambda word, vocab: _fewest(word, vocab, longest=False),
         ),
@@ -403,11 +523,15 @@ FEWEST_PIECES = TaskSpec(
             "a word of more than 100 characters is '[UNK]', as in BERT",
             lambda word, vocab: _fewest(word, vocab, max_chars=10**9),
         ),
+        Mistake(
+            "a word of exactly 100 characters is still segmented: only longer words are '[UNK]'",
+            lambda word, vocab: _fewest(word, vocab, at_most=False),
+        ),
     ),
-    "work from the end of the word: the fewest pieces that cover each suffix, trying every "
-    "piece that starts there (with the continuation prefix after the first); then walk from "
-    "the start, taking at each step the longest piece that keeps the count the fewest. A word "
-    "no pieces cover, or too long, is unknown.",
+    "the answer must be a segmentation into entries of the vocabulary (## on every piece after "
+    "the first) with no more pieces than any other; among those, the one with the longest "
+    "first piece, then the longest second, and so on. A word that no segmentation covers, or "
+    "of more than 100 characters, is ['[UNK]'].",
 )
 
 
@@ -428,11 +552,23 @@ def viterbi_edges_reference(n: int, edges: list[Edge]) -> tuple[list[str], float
     return _viterbi(n, edges)
 
 
-def _viterbi(n: int, edges: list[Edge], by_start: bool = True, strictly: bool = True):
-    """Viterbi over edges; by_start=False (edges as listed) and strictly=False are mistakes."""
+# The orders in which _viterbi may visit the edges: the reference's (by start, stable, so
+# equal starts keep the list's order), and three mistakes.
+VISIT = {
+    "by start": lambda edge: edge[0],
+    "by end": lambda edge: edge[1],
+    "whole tuple": lambda edge: edge,
+}
+
+
+def _viterbi(n: int, edges: list[Edge], order: str | None = "by start", strictly: bool = True):
+    """Viterbi over edges; order=None (as listed), another order or strictly=False are
+    mistakes."""
     best: list[tuple[float, int] | None] = [(0.0, -1)] + [None] * n  # (score, edge index)
-    order = sorted(range(len(edges)), key=lambda k: edges[k][0])  # stable: ties keep list order
-    for k in order if by_start else range(len(edges)):
+    visit = range(len(edges))
+    if order is not None:
+        visit = sorted(visit, key=lambda k: VISIT[order](edges[k]))  # stable
+    for k in visit:
         start, end, _, score = edges[k]
         if best[start] is None:
             continue
@@ -479,16 +615,21 @@ def _long_lattice(n: int, seed: int) -> tuple[int, list[Edge]]:
 
 
 def _viterbi_targets(rng: random.Random) -> Cases:
-    """A tie (the path whose last edge starts earliest), edges listed out of order, and an end
-    nothing reaches."""
+    """A tie (the path whose last edge starts earliest) listed latest start first, edges listed
+    out of order, equal edges on one span listed out of alphabetical order, one piece on two
+    edges of different scores, and an end nothing reaches."""
     a, b = _letters(rng, 2)
+    low, middle, high = sorted(_letters(rng, 3))
     score = -rng.randint(1, 12) / 4  # quarters: the two sides of the tie add up exactly
-    tie = [(0, 1, a, score), (1, 2, b, score), (0, 2, a + b, 2 * score)]
-    rng.shuffle(tie)
+    tie = [(1, 2, b, score), (0, 2, a + b, 2 * score), (0, 1, a, score)]
     late = [(1, 2, b, score / 2), (0, 1, a, score), (0, 2, a + b, 2 * score)]
+    span = [(0, 1, middle, score), (0, 1, low, score), (0, 1, high, score), (1, 2, b, score)]
+    twice = [(0, 1, a, score / 2), (0, 1, a, 2 * score), (1, 2, b, score)]
     return [
         ((2, tie), "a tie: the path whose last edge starts earliest"),
         ((2, late), "an edge listed before the edge that reaches its start"),
+        ((2, span), "equal edges on one span: the first listed"),
+        ((2, twice), "one piece on two edges: the total of the path's edges"),
         ((3, [(0, 1, a, score), (1, 2, b, score)]), "nothing reaches the end: ValueError"),
     ]
 
@@ -531,6 +672,13 @@ def _viterbi_hidden(rng: random.Random) -> Cases:
     return cases + _viterbi_targets(rng)
 
 
+def _viterbi_total_by_piece(n, edges):
+    """A mistake: the right pieces, their total looked up by piece (the last edge's score)."""
+    pieces, _ = viterbi_edges_reference(n, edges)
+    score_of = {piece: score for _, _, piece, score in edges}
+    return pieces, float(sum(score_of[piece] for piece in pieces))
+
+
 def _viterbi_no_error(n, edges):
     try:
         return viterbi_edges_reference(n, edges)
@@ -561,19 +709,35 @@ VITERBI_EDGES = TaskSpec(
     ),
     (
         Mistake(
-            "go through the edges in order of their start, not as listed",
-            lambda n, edges: _viterbi(n, edges, by_start=False),
+            "an edge can only extend a path that reaches its start: the edges' order in the "
+            "list is not an order to visit them in",
+            lambda n, edges: _viterbi(n, edges, order=None),
+        ),
+        Mistake(
+            "on a tie, the path whose last edge starts earliest wins; visiting the edges by "
+            "their end lets the list's order decide",
+            lambda n, edges: _viterbi(n, edges, order="by end"),
         ),
         Mistake(
             "replace a position's best only when strictly better: a tie keeps the path whose "
             "last edge starts earliest",
             lambda n, edges: _viterbi(n, edges, strictly=False),
         ),
+        Mistake(
+            "among equal edges on one span, the one listed first wins; sorting the edges as "
+            "whole tuples puts them in the order of their pieces' text",
+            lambda n, edges: _viterbi(n, edges, order="whole tuple"),
+        ),
+        Mistake(
+            "the total is the sum of the scores of the edges on the path; one piece can label "
+            "edges of different scores",
+            _viterbi_total_by_piece,
+        ),
         Mistake("an end that no path reaches raises ValueError", _viterbi_no_error),
     ),
-    "the best score of position 0 is 0; visit the edges by their start and keep, for each end, "
-    "the best score and the edge that gave it; then walk back from the end, and return the "
-    "pieces in order with the total log-probability.",
+    "the answer must be a path of edges from 0 to n with the highest total score (the sum of "
+    "its edges' scores); among paths of equal total, the one whose last edge starts earliest, "
+    "and among equal edges on one span, the one listed first. No path: ValueError.",
     compare=_close_path,
 )
 
@@ -624,13 +788,19 @@ def _close_counts(got, expected) -> bool:
 
 def _em_targets(rng: random.Random) -> Cases:
     """A word of two segmentations whose probabilities sum to less than 1, counted more than
-    once; and a word the pieces cannot cover."""
+    once; a word the pieces cannot cover; a piece of four characters, and a piece that one
+    segmentation uses twice; and a word with far too many segmentations to list."""
     a, b, c = _letters(rng, 3)
-    p_a, p_b, p_ab = (rng.randint(2, 6) / 10 for _ in range(3))
+    p_a, p_b, p_ab, p_ba, p_abab = (rng.randint(2, 6) / 10 for _ in range(5))
     log_p = {a: math.log(p_a), b: math.log(p_b), a + b: math.log(p_ab)}
+    longer = log_p | {(a + b) * 2: math.log(p_abab)}
+    long = log_p | {b + a: math.log(p_ba)}
+    k = rng.randint(20, 30)
     return [
         (({a + b: rng.randint(2, 9)}, log_p), "two segmentations, weighted by the word's count"),
         (({a + b + c: 1}, log_p), f"{c} is no piece: ValueError"),
+        (({(a + b) * 2: rng.randint(1, 5)}, longer), "a piece of 4 characters; a piece twice"),
+        (({(a + b) * k: 1}, long), f"{2 * k} characters: more than 10**8 segmentations"),
     ]
 
 
@@ -670,7 +840,7 @@ def _em_hidden(rng: random.Random) -> Cases:
     words = rng.sample(_tempest_words(400), 30)
     sample = {f"▁{w}": rng.randint(1, 5) for w in words if set(f"▁{w}") <= set(log_p)}
     weights = {"a": math.log(0.4), "b": math.log(0.3), "ab": math.log(0.2), "ba": math.log(0.1)}
-    run = "".join(rng.choice("ab") for _ in range(rng.randint(5, 30)))
+    run = "".join(rng.choice("ab") for _ in range(rng.randint(5, 16)))
     return [((sample, log_p), "random"), (({run: 2}, weights), "random"), *_em_targets(rng)]
 
 
@@ -688,6 +858,44 @@ def _em_with(uses_of):
         return counts
 
     return expected_counts
+
+
+def _em_listing(word_freqs, log_p):
+    """The chapter's E-step, which lists every segmentation: right on short words; on a word of
+    more segmentations than the probe's budget of look-ups, the probe stops it, as it stops a
+    learner's."""
+    budget = 10_000 + 20 * sum(len(word) ** 2 for word in word_freqs)
+    for word in word_freqs:
+        ways = [1] + [0] * len(word)  # ways[j]: the segmentations of word[:j]
+        for j in range(1, len(word) + 1):
+            ways[j] = sum(ways[i] for i in range(j) if word[i:j] in log_p)
+        if ways[-1] > budget:
+            raise RuntimeError(f"do not list segmentations: stopped after {budget:,} look-ups")
+    return expected_counts_reference(word_freqs, log_p)
+
+
+def _em_piece_max(word_freqs, log_p):
+    """A mistake: a piece's uses in a word are the most probable of its places, not their sum."""
+    table = piece_table({piece: (i, score) for i, (piece, score) in enumerate(log_p.items())})
+    backwards = piece_table(
+        {piece[::-1]: (i, score) for i, (piece, score) in enumerate(log_p.items())}
+    )
+    pieces, counts = list(log_p), {}
+    for word, freq in word_freqs.items():
+        lattice = build_lattice(word, table)
+        alpha = forward(lattice)
+        beta = forward(build_lattice(word[::-1], backwards))[::-1]
+        if alpha[-1] == -math.inf:
+            raise ValueError(f"no segmentation of {word!r} into the pieces")
+        uses: dict[int, float] = {}
+        for row in lattice:
+            for node in row:
+                used = math.exp(alpha[node.start] + node.score + beta[node.end] - alpha[-1])
+                uses[node.piece_id] = max(uses.get(node.piece_id, 0.0), used)
+        for piece_id, used in uses.items():
+            if used > 0:
+                counts[pieces[piece_id]] = counts.get(pieces[piece_id], 0.0) + freq * used
+    return counts
 
 
 def _best_path_uses(lattice) -> dict[int, float]:
@@ -714,6 +922,11 @@ EXPECTED_COUNTS = TaskSpec(
     ),
     (
         Mistake(
+            "listing every segmentation cannot finish on a long word (the check stops it): "
+            "sum over the lattice, from the start and from the end",
+            _em_listing,
+        ),
+        Mistake(
             "add each word's expected uses times its count",
             lambda word_freqs, log_p: expected_counts_reference(
                 dict.fromkeys(word_freqs, 1), log_p
@@ -729,14 +942,24 @@ EXPECTED_COUNTS = TaskSpec(
             _em_with(_unnormalized_uses),
         ),
         Mistake(
+            "a piece can be longer than 3 characters: look for every piece of log_p",
+            lambda word_freqs, log_p: expected_counts_reference(
+                word_freqs, {piece: s for piece, s in log_p.items() if len(piece) <= 3}
+            ),
+        ),
+        Mistake(
+            "a piece that can be used in several places of a word adds the uses of all of "
+            "them, not the largest",
+            _em_piece_max,
+        ),
+        Mistake(
             "a word the pieces cannot cover raises ValueError",
             _em_with(lambda lattice: marginals(lattice)[0]),
         ),
     ),
-    "do not list segmentations (a long word has billions): sum over the lattice from the "
-    "start (every way to reach each position) and from the end (every way to finish from it); "
-    "an edge's use is the probability of the paths through it over the word's total, times "
-    "the word's count.",
+    "each count must be the expected number of uses of the piece over all segmentations of "
+    "each word, each segmentation weighted by its probability given the word, times the "
+    "word's count; a word that no segmentation covers raises ValueError.",
     compare=_close_counts,
     probe=LOOKUP_BUDGET,
 )

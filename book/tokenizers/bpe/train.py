@@ -253,7 +253,7 @@ Score = Callable[[int, int, int], float]  # (pair count, left count, right count
 class ScoredPairIndex(PairIndex):
     """A :class:`PairIndex` that ranks pairs by ``score(pair count, left count, right count)``.
 
-    WordPiece's likelihood score is one (chapter 10). A merge changes the counts of its two
+    WordPiece's score is one (chapter 10). A merge changes the counts of its two
     symbols, so the scores of every pair holding one of them, or the new symbol, are computed
     again (``pairs_of`` finds them). Ties go to the pair that occurs first, the book's rule.
     """
@@ -312,8 +312,8 @@ def scored_merges(
     next one is asked for.
 
     >>> from book.tokenizers.bpe.core import joined
-    >>> likelihood = lambda n, left, right: n / (left * right)
-    >>> list(scored_merges({("a", "b"): 2, ("a", "c"): 1}, likelihood, joined))
+    >>> wordpiece = lambda n, left, right: n / (left * right)
+    >>> list(scored_merges({("a", "b"): 2, ("a", "c"): 1}, wordpiece, joined))
     [(('a', 'b'), 0.3333333333333333), (('a', 'c'), 1.0)]
     """
     index = ScoredPairIndex(weighted(sequences), score)

@@ -1,9 +1,11 @@
 """Training a WordPiece vocabulary: merge the pair with the best score, again and again.
 
-The score of a pair is count(ab) / (count(a) x count(b)) (``score="likelihood"``, WordPiece's
-rule as the Hugging Face course reconstructs it) or count(ab) (``score="frequency"``, BPE's
-rule, which ``tokenizers``' WordPiece trainer uses). The vocabulary is the special tokens, the
-alphabet (first characters and ``##`` characters, sorted), then one entry per merge.
+The score of a pair is count(ab) / (count(a) x count(b)) (``score="wordpiece"``, WordPiece's
+rule as the Hugging Face course reconstructs it and names it, "score"; it is not the gain in
+likelihood, which also grows with the pair's count: chapter 10) or count(ab)
+(``score="frequency"``, BPE's rule, which ``tokenizers``' WordPiece trainer uses). The
+vocabulary is the special tokens, the alphabet (first characters and ``##`` characters,
+sorted), then one entry per merge.
 
 Training is BPE's fast trainer with the score in place of the count
 (:func:`book.tokenizers.bpe.train.scored_merges`): after a merge only the words holding the
@@ -28,7 +30,7 @@ Merge = tuple[Pair, float]  # a merged pair and the score that chose it
 
 
 def wordpiece_score(pair_count: int, left_count: int, right_count: int) -> float:
-    """The likelihood score of a pair: how much more often its parts occur together than apart.
+    """WordPiece's score of a pair: how much more often its parts occur together than apart.
 
     >>> wordpiece_score(20, 20, 40), wordpiece_score(20, 400, 400)  # rare parts win
     (0.025, 0.000125)
@@ -37,7 +39,7 @@ def wordpiece_score(pair_count: int, left_count: int, right_count: int) -> float
 
 
 def frequency_score(pair_count: int, left_count: int, right_count: int) -> float:
-    """BPE's score: the pair's count (as a float, like the likelihood score).
+    """BPE's score: the pair's count (as a float, like WordPiece's score).
 
     >>> frequency_score(20, 400, 400)
     20.0
@@ -45,7 +47,7 @@ def frequency_score(pair_count: int, left_count: int, right_count: int) -> float
     return float(pair_count)
 
 
-SCORES = {"likelihood": wordpiece_score, "frequency": frequency_score}
+SCORES = {"wordpiece": wordpiece_score, "frequency": frequency_score}
 
 
 def split_word(word: str, prefix: str = CONTINUING_SUBWORD_PREFIX) -> list[str]:
@@ -73,7 +75,7 @@ def train_vocab(
     *,
     special_tokens: Sequence[str] = (BERT_UNK_TOKEN,),
     prefix: str = CONTINUING_SUBWORD_PREFIX,
-    score: str = "likelihood",
+    score: str = "wordpiece",
 ) -> tuple[list[str], list[Merge]]:
     """The vocabulary learned from word counts (in id order), and the merges with their scores.
 
@@ -81,7 +83,7 @@ def train_vocab(
     makes an entry already in the vocabulary adds nothing but still counts as a merge.
     """
     if score not in SCORES:
-        raise ValueError(f"score must be 'likelihood' or 'frequency', got {score!r}")
+        raise ValueError(f"score must be 'wordpiece' or 'frequency', got {score!r}")
     splits = {word: tuple(split_word(word, prefix)) for word in word_freqs if word}
     alphabet = sorted({symbol for symbols in splits.values() for symbol in symbols})
     vocab = list(dict.fromkeys([*special_tokens, *alphabet]))

@@ -166,7 +166,7 @@ class WordPiece(StrVocabulary):
         vocab_size: int,
         *,
         special_tokens: Sequence[str] = BERT_SPECIAL_TOKENS,
-        score: str = "likelihood",
+        score: str = "wordpiece",
         unk_token: str = BERT_UNK_TOKEN,
         continuing_subword_prefix: str = CONTINUING_SUBWORD_PREFIX,
         normalizer: BertNormalizer | None = None,
