@@ -365,8 +365,8 @@ BEST_PAIRS = TaskSpec(
         Mistake("no word has two symbols: raise ValueError", _pairs_no_error),
     ),
     "the top score must be the exact fraction of the pair's count over the product of its "
-    "two symbols' counts, with every symbol and pair counted once per occurrence times its word's count; the pairs "
-    "must be all those that reach it, most frequent first, equal counts in the order they "
+    "two symbols' counts, with every symbol and pair counted once per occurrence times its "
+    "word's count; the pairs must be all those that reach it, most frequent first, equal counts in the order they "
     "first occur.",
     probe=AS_RATIO,
 )
