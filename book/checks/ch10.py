@@ -366,8 +366,8 @@ BEST_PAIRS = TaskSpec(
     ),
     "the top score must be the exact fraction of the pair's count over the product of its "
     "two symbols' counts, with every symbol and pair counted once per occurrence times its "
-    "word's count; the pairs must be all those that reach it, most frequent first, equal counts in the order they "
-    "first occur.",
+    "word's count; the pairs must be all those that reach it, most frequent first, equal "
+    "counts in the order they first occur.",
     probe=AS_RATIO,
 )
 
