@@ -88,8 +88,8 @@ def _split_examples() -> Cases:
 def _split_text(rng: random.Random) -> tuple:
     traps = ["x_1", "a2b", "'Gainst", "dogs'", "cafe\u0301", "  ", "\n\n", "I’m", "4u"]
     traps += ["rock'n'roll", "١٨٨٧", "10½", "x²", "می\u200cخواهم", "❤️", "1️⃣", "?!", "..."]
-    pieces = [random_text(rng, rng.randint(1, 6)), *rng.sample(traps, 3)]
-    return (" ".join(pieces),)
+    parts = [random_text(rng, rng.randint(1, 6)), *rng.sample(traps, 3)]
+    return (" ".join(parts),)
 
 
 SPLIT_KEEP_SPACES = examples_and_drawn(

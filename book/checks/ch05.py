@@ -649,12 +649,12 @@ def _stream_hidden(rng: random.Random) -> Cases:
     pool += [ch.encode() for ch in "aé€😀"] + list(INVALID.values())
     cases: Cases = [((english.encode(random_text(rng, 6)), dict(english.vocab)), "random")]
     for _ in range(2):
-        chunks = [rng.choice(pool) for _ in range(rng.randint(3, 10))]
-        chunks.insert(rng.randrange(len(chunks) + 1), rng.choice(["é", "€", "😀"]).encode())
-        chunks.insert(rng.randrange(len(chunks) + 1), SURROGATE)
+        parts = [rng.choice(pool) for _ in range(rng.randint(3, 10))]
+        parts.insert(rng.randrange(len(parts) + 1), rng.choice(["é", "€", "😀"]).encode())
+        parts.insert(rng.randrange(len(parts) + 1), SURROGATE)
         cut = bytes([rng.choice([0xC3, 0xE2, 0xF0])]) + rng.choice(["é", "€", "😀"]).encode()
-        chunks.insert(rng.randrange(len(chunks) + 1), cut)  # a lead byte, cut off
-        cases.append(((list(b"".join(chunks)), BYTE_VOCAB), "random"))
+        parts.insert(rng.randrange(len(parts) + 1), cut)  # a lead byte, cut off
+        cases.append(((list(b"".join(parts)), BYTE_VOCAB), "random"))
     return cases
 
 
