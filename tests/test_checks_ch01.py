@@ -75,6 +75,29 @@ def default_encoding(ids):
     return str(bytes(ids), errors="strict"), len(ids)
 def bytes_literal(ids):
     return str(b"".join(b"%c" % byte for byte in ids), "utf-8"), len(ids)
+from codecs import utf_8_encode
+import codecs as c
+from array import array
+TO_BYTES = str.encode
+def imported_function(code_point):
+    return len(utf_8_encode(chr(code_point))[0])
+def aliased_module(code_point):
+    return len(c.utf_8_encode(chr(code_point))[0])
+def method_held_in_a_global(code_point):
+    return len(TO_BYTES(chr(code_point)))
+def imported_by_name(code_point):
+    return len(__import__("co" + "decs").utf_8_encode(chr(code_point))[0])
+def import_inside(code_point):
+    import _codecs
+    return len(_codecs.utf_8_encode(chr(code_point))[0])
+def aliased_decoder(ids):
+    return c.utf_8_decode(array("B", ids), "strict", True)[0], len(ids)
+def encode(code_point):  # the learner's own encoder, named as the chapter names its own
+    if code_point > 0x10FFFF:
+        raise ValueError("utf-8 has no such character")
+    return [0] * by_hand(code_point)
+def by_own_encode(code_point):
+    return len(encode(code_point))
 def by_hand(code_point):
     if code_point > 0x10FFFF:
         raise ValueError("utf-8 has no such character")
@@ -84,13 +107,16 @@ def by_hand(code_point):
 
 def test_the_codec_is_refused_by_its_other_routes_and_a_message_naming_it_is_not(capsys):
     space = notebook_functions(CODEC_ROUTES)
-    for name in ["constructor", "other_spelling", "module", "global_name", "default"]:
+    refused = ["constructor", "other_spelling", "module", "global_name", "default"]
+    refused += ["imported_function", "aliased_module", "method_held_in_a_global"]
+    for name in refused + ["imported_by_name", "import_inside"]:
         out = line(capsys, ch01.check, "utf8_length", space[name])
         assert "0/2 points" in out and ch01.CODEC_SAYS in out, name
-    for name in ["default_encoding", "bytes_literal"]:
+    for name in ["default_encoding", "bytes_literal", "aliased_decoder"]:
         out = line(capsys, ch01.check, "decode_prefix", space[name])
         assert "0/3 points" in out and ch01.CODEC_SAYS in out, name
-    assert line(capsys, ch01.check, "utf8_length", space["by_hand"]).startswith("✔")
+    for name in ["by_hand", "by_own_encode"]:  # a notebook function named encode is judged
+        assert line(capsys, ch01.check, "utf8_length", space[name]).startswith("✔"), name
 
 
 def test_a_slip_costs_only_its_group(tmp_path):

@@ -155,6 +155,18 @@ def test_passing_only_the_visible_cases_is_named():
     )
 
 
+def test_the_hint_names_the_known_mistake_closest_to_the_answer():
+    # Both mistakes give the learner's 5 for double(2); only "plus one" also gives its 2 for
+    # double(1), so the hint names it, though "plus three halves" comes first.
+    calls = [
+        Call("double(1)", "double(a0)", (1,), 2, group="examples", mistaken=(1, 2)),
+        Call("double(2)", "double(a0)", (2,), 4, group="examples", mistaken=(5, 5)),
+    ]
+    task = Task("double", 1, ("double",), calls, (("examples", 1),), ("halves", "plus one"))
+    assert judge_task(task, _record(ok(2), ok(5))).message.endswith("Hint: plus one")
+    assert judge_task(task, _record(ok(1), ok(5))).message.endswith("Hint: halves")
+
+
 TYPE_ERROR = raised("TypeError")
 
 

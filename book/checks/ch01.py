@@ -37,30 +37,74 @@ RANGES = [(0, 0x7F), (0x80, 0x7FF), (0x800, 0xD7FF), (0xE000, 0xFFFF), (0x10000,
 # Runs in the learner's kernel: an answer that reaches Python's codec (in its own code, its
 # nested functions, or a function of the notebook it calls) returns the refusal on every case.
 BY_HAND = '''
+import builtins
 import codecs
+import dis
+import functools
+import types
 
 REFUSED = "uses Python's UTF-8 codec"
-# The codec's methods and module, and bytes objects, which only the codec needs here.
-CODEC_NAMES = {"encode", "decode", "codecs", "_codecs", "bytes", "bytearray", "to_bytes"}
-CODEC_NAMES |= {"fromhex", "getdefaultencoding", "getpreferredencoding"}
+# Methods that reach a codec whatever object they are called on (str.encode, int.to_bytes,
+# codecs.utf_8_encode...), and the modules that hold one.
+CODEC_METHODS = {"encode", "decode", "to_bytes", "fromhex"}
+CODEC_METHODS |= {n for n in dir(codecs) if n.endswith(("encode", "decode")) or n[:3] == "get"}
+CODEC_MODULES = {"codecs", "_codecs", "encodings"}
+# Modules that hand out any other module (or builtins.bytes) by name.
+OPENERS = CODEC_MODULES | {"builtins", "importlib", "sys"}
 
 
 def _codec_value(value):
-    """A bytes object, or the name of a UTF-8 codec ('utf-8', 'utf8', 'U8'...)."""
+    """A bytes object, a codec's name ('utf-8', 'U8'...) or a module's for __import__."""
     if isinstance(value, (bytes, bytearray)):
         return True
     if not isinstance(value, str) or len(value) > 20:
         return False
+    if value.split(".")[0] in OPENERS:
+        return True
     try:
         return codecs.lookup(value).name.startswith("utf-8")
     except (LookupError, ValueError):
         return False
 
 
-def _reaches_codec(code, space):
-    """Whether code names the codec, holds a codec value, or passes encoding= or errors=."""
-    if set(code.co_names) & CODEC_NAMES:
+def _codec_thing(value):
+    """Whether a value reaches the codec: the bytes types, a codec module or function, a
+    method such as "".encode, or a codec value."""
+    if value is bytes or value is bytearray or value is builtins.__import__:
         return True
+    if isinstance(value, functools.partial):
+        return _codec_thing(value.func) or any(map(_codec_thing, value.args))
+    if isinstance(value, types.ModuleType):
+        return value.__name__.split(".")[0] in OPENERS
+    if getattr(value, "__name__", None) in CODEC_METHODS and not hasattr(value, "__code__"):
+        owner = getattr(value, "__self__", None)
+        if not isinstance(owner, types.ModuleType) or _codec_thing(owner):
+            return True
+    module = getattr(value, "__module__", None)
+    if isinstance(module, str) and module.split(".")[0] in CODEC_MODULES:
+        return True
+    return _codec_value(value)
+
+
+def _bound(name, space):
+    """What a global name holds when the answer runs: the notebook's value, else a builtin."""
+    return space[name] if name in space else getattr(builtins, name, None)
+
+
+def _reaches_codec(code, space):
+    """Whether code calls a codec method, imports a codec module, loads a global bound to
+    the codec, holds a codec value, or passes encoding= or errors=. A global is judged by what
+    it is bound to, so the notebook's own function called encode is judged by its code."""
+    for op in dis.get_instructions(code):
+        if op.opname in ("LOAD_ATTR", "LOAD_METHOD", "IMPORT_FROM"):
+            if op.argval in CODEC_METHODS:
+                return True
+        elif op.opname == "IMPORT_NAME":
+            if op.argval.split(".")[0] in OPENERS:
+                return True
+        elif op.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+            if _codec_thing(_bound(op.argval, space)):
+                return True
     for const in code.co_consts:
         if hasattr(const, "co_names"):
             if _reaches_codec(const, space):
@@ -70,14 +114,15 @@ def _reaches_codec(code, space):
                 return True
         elif _codec_value(const):
             return True
-    return any(_codec_value(space.get(name)) for name in code.co_names)
+    return False
 
 
-def _names(code):
-    names = set(code.co_names)
+def _globals_loaded(code):
+    """The global names code and its nested functions load."""
+    names = {op.argval for op in dis.get_instructions(code) if op.opname == "LOAD_GLOBAL"}
     for const in code.co_consts:
         if hasattr(const, "co_names"):
-            names |= _names(const)
+            names |= _globals_loaded(const)
     return names
 
 
@@ -89,12 +134,12 @@ def _uses_codec(function, seen):
     space = getattr(function, "__globals__", {})
     held = list(function.__defaults__ or ()) + list((function.__kwdefaults__ or {}).values())
     held += [cell.cell_contents for cell in function.__closure__ or ()]
-    if _reaches_codec(code, space) or any(_codec_value(value) for value in held):
+    if _reaches_codec(code, space) or any(_codec_thing(value) for value in held):
         return True
+    called = [space.get(name) for name in _globals_loaded(code)] + held
     return any(
-        getattr(space.get(name), "__module__", None) == "__main__"
-        and _uses_codec(space[name], seen)
-        for name in _names(code)
+        getattr(value, "__module__", None) == "__main__" and _uses_codec(value, seen)
+        for value in called
     )
 
 
@@ -532,8 +577,8 @@ DECODE_PREFIX = TaskSpec(
         Mistake(CODEC_SAYS, _decode_codec),
         Mistake(CODEC_SAYS, _decode_constructor),
         _decode_slip(
-            "refusing the 13 bytes UTF-8 never uses is not enough: E0 80 80 uses none of them, "
-            "yet writes U+0000 in three bytes (overlong)",
+            "refusing the 13 bytes UTF-8 never uses is not enough: E0 80 80 and F0 80 80 80 use "
+            "none of them, yet write U+0000 in three and four bytes (overlong forms)",
             never_bytes=True,
         ),
         _decode_slip(

@@ -105,17 +105,26 @@ def case_failure(call: Call, result: dict, compare: Compare) -> tuple[str, str] 
     return "wrong", mismatch(call.label, expected, result["ok"])
 
 
-def known_mistake(task: Task, failing: list[tuple[Call, dict]]) -> str:
-    """What the first known mistake says whose outputs agree with the learner's on every
-    failing case, else ''."""
-    for k, says in enumerate(task.mistakes):
-        if all(
-            k < len(call.mistaken)
-            and case_failure(replace(call, expected=call.mistaken[k]), result, task.compare) is None
-            for call, result in failing
-        ):
-            return says
-    return ""
+def known_mistake(task: Task, failing: list[tuple[Call, dict]], made=()) -> str:
+    """What the known mistake says whose outputs agree with the learner's on every failing
+    case, else ''. Where several do, the one that also agrees on most of the other cases made
+    (a learner who catches some of what a mistake lets through made a narrower slip)."""
+
+    def agrees(k: int, call: Call, result: dict) -> bool:
+        return k < len(call.mistaken) and (
+            case_failure(replace(call, expected=call.mistaken[k]), result, task.compare) is None
+        )
+
+    fitting = [
+        k
+        for k in range(len(task.mistakes))
+        if all(agrees(k, call, result) for call, result in failing)
+    ]
+    if not fitting:
+        return ""
+    # max keeps the first of equals: the task's own order decides ties.
+    best = max(fitting, key=lambda k: sum(agrees(k, call, result) for call, result in made))
+    return task.mistakes[best]
 
 
 @dataclass(frozen=True)
@@ -162,6 +171,6 @@ def score(task: Task, made: list[tuple[Call, dict]]) -> Scored:
         visible = any(not made_call.hidden for made_call, _ in made)
         kind = "hidden cases"
         detail = ("the visible cases pass, but " if visible else "") + f"hidden case {detail}"
-    mistake = known_mistake(task, [(call, result) for call, result, *_ in failures])
+    mistake = known_mistake(task, [(call, result) for call, result, *_ in failures], made)
     order = [name for name, _ in task.groups if name in failed]
     return Scored(points, passed, tuple(order), kind, detail, mistake or task.hint)
