@@ -311,6 +311,14 @@ def _hapax_with(shares):
     return hapax
 
 
+def _shares_over_n(words: list[str], n: int) -> tuple[float, float]:
+    """hapax_share that divides by n, though fewer than n words may be there to read."""
+    if n < 1 or not words:
+        raise ValueError("read at least one word")
+    once = _once(words[:n])
+    return once / len(set(words[:n])), once / n
+
+
 def _once(read: list[str]) -> int:
     return sum(1 for count in Counter(read).values() if count == 1)
 
@@ -373,6 +381,11 @@ HAPAX_SHARE = examples_and_drawn(
             "a word is seen once when it occurs once among the words read: what comes after "
             "the first n words does not count",
             _hapax_with(_once_in_all_words),
+        ),
+        Mistake(
+            "when n is larger than the list, only len(words) words are read: divide by the "
+            "number of words read, not by n",
+            _shares_over_n,
         ),
         Mistake(
             "a word seen once is seen exactly once among the words read, not once or twice",
@@ -630,6 +643,11 @@ BEST_ADDITIONS = examples_and_drawn(
         Mistake(
             "a word the held-out text never uses makes nothing known: leave it out",
             _with_zeros,
+        ),
+        Mistake(
+            "the k most frequent training words are in the vocabulary already: only words "
+            "outside the top k are candidates",
+            _additions_with(lambda rest, held, train, k: [w for w in held if w in set(train)]),
         ),
         Mistake(
             "words that make as many known keep their training rank order, not the order of "
