@@ -19,7 +19,17 @@ from fractions import Fraction
 from functools import cache
 
 from book import corpora
-from book.checks.spec import Cases, Mistake, checks_of, examples_and_drawn, random_text, window
+from book.checks.spec import (
+    Cases,
+    Group,
+    Mistake,
+    TaskSpec,
+    checks_of,
+    drawn_until_caught,
+    examples_and_drawn,
+    random_text,
+    window,
+)
 
 
 @cache
@@ -684,7 +694,6 @@ def _budget_examples() -> Cases:
         (("你ab", ["你", "a", "b"], 1.67), "5/3 bytes per token is less than 1.67"),
         (("👍🏽 ok", ["o", "k", " ", "🏽", "👍"], 2.5), ""),
         (("你好你", ["a", "你", "好"], 2.0), "ranked may hold characters the text lacks"),
-        (("", ["a"], 1.0), "an empty text raises ValueError"),
         ((chinese, _multilingual_ranking(), 2.0), "the Chinese passage, all the passages' ranking"),
         ((chinese, _multilingual_ranking(), 2.5), "the Chinese passage, all the passages' ranking"),
     ]
@@ -695,8 +704,8 @@ def _budget_draw(rng: random.Random) -> tuple:
     """A passage window or a made-up text, a ranking of its characters (now and then of a
     longer text that holds it, as the chapter ranks all the passages), and a target that one
     k reaches exactly (so that 'at least' is tested), that rounds from one (so that rounding
-    is), or 1.0, which no vocabulary is needed for. An empty text is one of the examples
-    only: a missing ValueError costs that group alone."""
+    is), or 1.0, which no vocabulary is needed for. Never empty: _budget_hidden adds
+    the empty text."""
     language = rng.choice(sorted(corpora.parallel()))
     text = window(rng, corpora.parallel()[language], rng.randint(5, 60))
     if rng.random() < 0.4:
@@ -712,11 +721,17 @@ def _budget_draw(rng: random.Random) -> tuple:
     return text, ranked, 1.0
 
 
-FALLBACK_BUDGET = examples_and_drawn(
+def _budget_hidden(rng: random.Random) -> Cases:
+    """Drawn cases that catch every known mistake, and an empty text: a missing ValueError,
+    a slip no known mistake makes, costs this group's point alone."""
+    empty: Cases = [(("", ["a"], 1.0), "an empty text raises ValueError")]
+    return empty + drawn_until_caught(rng, _budget_draw, FALLBACK_BUDGET)
+
+
+FALLBACK_BUDGET = TaskSpec(
     "fallback_budget",
     fallback_budget_reference,
-    (_budget_examples, 2),
-    ("random texts", 1, _budget_draw),
+    (Group("the examples", 2, _budget_examples), Group("random texts", 1, hidden=_budget_hidden)),
     (
         Mistake(
             "an unknown character falls back to one token per UTF-8 byte, not to one token",
