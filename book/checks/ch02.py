@@ -159,7 +159,7 @@ BUILD_VOCAB = examples_and_drawn(
     ),
     "look at the first differing position: the character expected there occurs more often "
     "than the one you put there, or as often with a smaller code point; and max_size caps the "
-    "length (None: no cap).",
+    "length (None: no cap; a negative size is an error).",
 )
 
 # --- Task 2: encode_nearest ----------------------------------------------------------------------
@@ -782,7 +782,7 @@ FALLBACK_BUDGET = TaskSpec(
     ),
     "work out bytes per token by hand for the failing case, with the vocabulary of the size "
     "you returned and of one less: the answer is the first size at which the text reaches "
-    "the target, and None if even all of ranked does not.",
+    "the target, and None if even all of ranked does not (an empty text is an error).",
 )
 
 
