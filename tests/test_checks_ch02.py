@@ -47,9 +47,20 @@ def test_a_slip_that_is_no_known_mistake_costs_only_its_group():
             raise ValueError("id out of range")
         return ch02.decode_report_reference(ids, vocab)
 
-    result = ch02.DECODE_REPORT.result(off_by_one, random.Random(2))  # its draws hold 0xFF
+    result = ch02.DECODE_REPORT.result(off_by_one, random.Random(5))  # its draws hold 0xFF
     assert "groups passed: the examples; failed: damaged ids" in result.line
     assert result.line.endswith("— 2/3 points")
+
+
+def test_a_missing_value_error_costs_one_group():
+    def no_error(text, max_size=None):  # a negative max_size slices from the end
+        return ch02.build_vocab_reference(text)[:max_size]
+
+    def none_for_empty(text, ranked, target):
+        return ch02.fallback_budget_reference(text, ranked, target) if text else None
+
+    assert ch02.BUILD_VOCAB.result(no_error).line.endswith("— 1/2 points")
+    assert ch02.FALLBACK_BUDGET.result(none_for_empty).line.endswith("— 2/3 points")
 
 
 def test_hints_never_give_the_answer():

@@ -19,7 +19,17 @@ from fractions import Fraction
 from functools import cache
 
 from book import corpora
-from book.checks.spec import Cases, Mistake, checks_of, examples_and_drawn, random_text, window
+from book.checks.spec import (
+    Cases,
+    Group,
+    Mistake,
+    TaskSpec,
+    checks_of,
+    drawn_until_caught,
+    examples_and_drawn,
+    random_text,
+    window,
+)
 
 
 @cache
@@ -61,11 +71,12 @@ def build_vocab_reference(text: str, max_size: int | None = None) -> list[str]:
     return sorted(counts, key=lambda ch: (-counts[ch], ch))[:max_size]
 
 
-def _vocab_with(rank=None, limit=None, negative_ok=False):
-    """build_vocab with one slip: how it ranks, how it applies max_size, or no ValueError."""
+def _vocab_with(rank=None, limit=None, smallest=0):
+    """build_vocab with one slip: how it ranks, how it applies max_size, or the smallest
+    max_size it accepts."""
 
     def build_vocab(text, max_size=None):
-        if max_size is not None and max_size < 0 and not negative_ok:
+        if max_size is not None and max_size < smallest:
             raise ValueError(max_size)
         ranked = rank(text) if rank else build_vocab_reference(text)
         return limit(ranked, max_size) if limit else ranked[:max_size]
@@ -95,11 +106,13 @@ def _vocab_examples() -> Cases:
 
 
 def _vocab_draw(rng: random.Random) -> tuple:
+    """A made-up text and a max_size of at least 0: a missing ValueError for a negative size
+    costs the examples alone."""
     pieces = [*"abcxyzé日 ", "e\u0301"]  # é composed and decomposed
     text = "".join(rng.choice(pieces) for _ in range(rng.randint(2, 20)))
     if rng.random() < 0.3:
         text = random_text(rng, rng.randint(1, 5))
-    return text, rng.choice([None, 0, -rng.randint(1, 3), *range(1, 8)])
+    return text, rng.choice([None, 0, *range(1, 8)])
 
 
 BUILD_VOCAB = examples_and_drawn(
@@ -139,13 +152,14 @@ BUILD_VOCAB = examples_and_drawn(
             _vocab_with(limit=lambda ranked, size: ranked[: size or None]),
         ),
         Mistake(
-            "a negative max_size is a mistake of the caller: raise ValueError",
-            _vocab_with(negative_ok=True),
+            "max_size 0 is allowed: it asks for an empty vocabulary; only a negative "
+            "max_size is an error",
+            _vocab_with(smallest=1),
         ),
     ),
     "look at the first differing position: the character expected there occurs more often "
     "than the one you put there, or as often with a smaller code point; and max_size caps the "
-    "length (None: no cap).",
+    "length (None: no cap; a negative size is an error).",
 )
 
 # --- Task 2: encode_nearest ----------------------------------------------------------------------
@@ -165,18 +179,30 @@ SMALL_VOCABS = [
     [" ", "a", "c", "e", "f", "i", "n", "v"],
     ["t", "h", "e", " ", "c", "a", "s", "o", "n", "m"],
     ["é", "日", "\n", "x", "1", "⁄", "2", "I", "X"],
+    # the parts of ো, ொ and ஔ (vowel signs and a length mark: marks of category Mc), what
+    # is left of Thai ำ without its mark, and a combining acute accent
+    ["ে", "া", "ெ", "ா", "ஒ", "ௗ", "\u0e32", "\u0301", "e", "n", "c", "a", "f", " "],
 ]
 
 
+def _is_mark(c: str) -> bool:
+    """Whether c is a mark: a general category that starts with M (Mn, Mc, Me)."""
+    return unicodedata.category(c).startswith("M")
+
+
 def _fold(
-    ch: str, form: str = "NFKD", keep_marks: bool = False, ascii_only: bool = False
+    ch: str,
+    form: str = "NFKD",
+    keep_marks: bool = False,
+    ascii_only: bool = False,
+    is_mark=_is_mark,
 ) -> list[str]:
-    """The characters ch decomposes into, combining marks dropped (unless keep_marks), and
-    with ascii_only everything beyond ASCII dropped too (encode("ascii", "ignore"))."""
+    """The characters ch decomposes into, marks dropped (unless keep_marks), and with
+    ascii_only everything beyond ASCII dropped too (encode("ascii", "ignore"))."""
     decomposed = unicodedata.normalize(form, ch)
     if ascii_only:
         return list(decomposed.encode("ascii", "ignore").decode("ascii"))
-    return [c for c in decomposed if keep_marks or not unicodedata.category(c).startswith("M")]
+    return [c for c in decomposed if keep_marks or not is_mark(c)]
 
 
 def _nearest_with(
@@ -188,10 +214,12 @@ def _nearest_with(
     unk_only=False,
     empty_folds=False,
     ascii_only=False,
+    is_mark=_is_mark,
 ):
     """encode_nearest with one slip: the normal form, marks kept, one id per character,
     positions counted in ids, a fold with unknown parts, only <unk> recorded, a character of
-    marks alone folded to nothing, or only the ASCII of a decomposition kept."""
+    marks alone folded to nothing, only the ASCII of a decomposition kept, or a narrower
+    test of what a mark is."""
 
     def encode_nearest(text, vocab):
         stoi = {ch: i for i, ch in enumerate(vocab)}
@@ -201,7 +229,7 @@ def _nearest_with(
                 ids.append(stoi[ch])
                 continue
             first_id = len(ids)
-            base = _fold(ch, form, keep_marks, ascii_only)
+            base = _fold(ch, form, keep_marks, ascii_only, is_mark)
             folds = (bool(base) or empty_folds) and all(c in stoi for c in base)
             if folds or (partial and any(c in stoi for c in base)):
                 ids.extend(stoi.get(c, len(vocab)) for c in base[: 1 if first_only else None])
@@ -240,15 +268,24 @@ def probe(answer, text, vocab):
 
 def _nearest_examples() -> Cases:
     cases: Cases = [((text, _plays_vocab()), "the plays' characters") for text in NEAREST_TEXTS]
-    return cases + [((text, list(v)), "") for v in SMALL_VOCABS for text in NEAREST_TEXTS[:7]]
+    cases += [((text, list(v)), "") for v in SMALL_VOCABS for text in NEAREST_TEXTS[:7]]
+    marks = "Bengali, Tamil and Thai vowel signs are marks"
+    return cases + [(("নো, கொ ஔ né ทำ", list(SMALL_VOCABS[-1])), marks)]
 
 
-# Vocabularies that know only some of the parts of a ligature, a fraction or a numeral.
-PART_VOCABS = ["abcdefghilnstuv1⁄2IX ", "abcdefhlnostuX1 "]
+# Vocabularies that know only some of the parts of a ligature, a fraction or a numeral; the
+# last knows the vowel signs that make ো and ொ, ஔ's ஒ but not its length mark ௗ, and the
+# า of Thai ำ.
+PART_VOCABS = [
+    "abcdefghilnstuv1⁄2IX ",
+    "abcdefhlnostuX1 ",
+    "abcefnostu \u09c7\u09be\u0bc6\u0bbe\u0b92\u0e32",
+]
 
 
 def _nearest_draw(rng: random.Random) -> tuple:
-    folds = ["é", "ﬁ", "½", "Ｆ", "ü", "e\u0301", "①", "Ⅻ", "ß", "日", "ﬂ", "ñ"]
+    # accented letters, compatibility characters, and vowel signs of Bengali, Tamil and Thai
+    folds = [*"éﬁ½Ｆü①Ⅻß日ﬂñ\u09cb\u0bca\u0b94\u0e33", "e\u0301"]
     text = random_text(rng, rng.randint(1, 4)) + "".join(rng.sample(folds, 4))
     parts = [sorted(set(chars)) for chars in PART_VOCABS]
     vocab = rng.choice([_plays_vocab(), *SMALL_VOCABS, *parts])
@@ -267,8 +304,24 @@ ENCODE_NEAREST = examples_and_drawn(
             _nearest_with(form="NFD"),
         ),
         Mistake(
+            "compatibility composition puts the accent back on the letter, so é stays é: "
+            "decompose, so that the base letter can be found",
+            _nearest_with(form="NFKC"),
+        ),
+        Mistake(
             "drop the combining marks: what is left of an accented letter is its base letter",
             _nearest_with(keep_marks=True),
+        ),
+        Mistake(
+            "a mark is any character whose category starts with M, not only the nonspacing "
+            "ones (Mn): the spacing vowel signs of Bengali or Tamil (Mc) are dropped too",
+            _nearest_with(is_mark=lambda c: unicodedata.category(c) == "Mn"),
+        ),
+        Mistake(
+            "a mark is any character whose category starts with M, whatever its combining "
+            "class: the vowel signs of Bengali ো (Mc) and the nikhahit of Thai ำ (Mn) have "
+            "class 0 and are dropped too",
+            _nearest_with(is_mark=lambda c: unicodedata.combining(c) != 0),
         ),
         Mistake(
             "composing keeps é as it is: decompose, so that the base letter can be found",
@@ -335,6 +388,11 @@ REPORT_IDS = [
     _b(0xE4, 0xE4, 0xBD, 0xA0),
     _b(0xC0, 0x80),
     _b(0x68, 0x69, 0x0A),
+    # lead bytes whose second byte has a narrower range: overlong, surrogate, past U+10FFFF
+    _b(0xE0, 0x80, 0x80),
+    [0, *_b(0xED, 0xA0, 0x80), 1],
+    _b(0xF0, 0x80, 0x80, 0x80),
+    _b(0xF4, 0x90, 0x80, 0x80),
     [0, len(REPORT_VOCAB) + 256],
     [-1],
 ]
@@ -422,6 +480,40 @@ def _report_whole_runs(ids, vocab):
     return text, lost
 
 
+def _sequence_length(lead: int) -> int:
+    """The length of a UTF-8 sequence that starts with the byte lead (0: none starts so)."""
+    if lead < 0x80:
+        return 1
+    for low, high, length in [(0xC2, 0xDF, 2), (0xE0, 0xEF, 3), (0xF0, 0xF4, 4)]:
+        if low <= lead <= high:
+            return length
+    return 0
+
+
+def _report_continuations_only(ids, vocab):
+    """A hand-written validator that checks a continuation byte is 0x80-0xBF, and not the
+    narrower second-byte ranges after E0, ED, F0 and F4: a sequence those break is one
+    replaced part instead of one per byte."""
+    data, owner = _bytes_of(ids, vocab)
+    text, lost, at = "", set(), 0
+    while at < len(data):
+        length = _sequence_length(data[at])
+        end = at + 1
+        while end < min(at + length, len(data)) and 0x80 <= data[end] <= 0xBF:
+            end += 1
+        if length and end == at + length:
+            try:
+                text += data[at:end].decode("utf-8")
+                at = end
+                continue
+            except UnicodeDecodeError:
+                pass
+        text += "\ufffd"
+        lost.update(owner[at:end])
+        at = end
+    return text, sorted(lost)
+
+
 def _report_nothing_lost(ids, vocab):
     """The right text, and nothing reported lost."""
     return decode_report_reference(ids, vocab)[0], []
@@ -458,6 +550,8 @@ def _report_draw(rng: random.Random) -> tuple:
         ids = ids[: min(at, len(ids) - 1)] + ids[min(at, len(ids) - 1) + 1 :]
     elif how == 2:  # one or two stray bytes: two make adjacent replaced parts
         strays = rng.choices([0x80, 0xA9, 0xC3, 0xE4, 0xF0, 0xFF], k=rng.randint(1, 2))
+        if rng.random() < 0.5:  # a lead byte, then a continuation byte it does not allow
+            strays = rng.choice([[0xE0, 0x80, 0x80], [0xED, 0xA0], [0xF0, 0x8F], [0xF4, 0x90]])
         ids = ids[:at] + [len(vocab) + byte for byte in strays] + ids[at:]
     else:
         ids = ids[:at] + [rng.choice([-1, len(vocab) + 256, len(vocab) + 300])] + ids[at:]
@@ -491,6 +585,12 @@ DECODE_REPORT = examples_and_drawn(
             "errors='replace' writes one U+FFFD for each maximal invalid part, so two bad "
             "parts in a row give two, not one for the whole run of bad bytes",
             _report_with(one_per_run=True),
+        ),
+        Mistake(
+            "after E0, ED, F0 and F4 UTF-8 allows fewer second bytes (no overlong forms, no "
+            "surrogates, nothing past U+10FFFF): a second byte outside that range already "
+            "breaks the sequence, so the lead byte is a replaced part of its own",
+            _report_continuations_only,
         ),
         Mistake(
             "the text is right, but lost must name every id whose bytes were replaced",
@@ -531,17 +631,17 @@ def _budget_with(
     shift=0,
     order=list,
     start=0,
-    empty_ok=False,
     unreached=None,
+    present_only=False,
 ):
     """fallback_budget with one slip: the measure, the comparison, the k returned, the order
-    of the ranking, the first k tried, an empty text let through to a division by zero, or
-    what it returns when no k reaches the target (unreached(ranked))."""
+    of the ranking, the first k tried, what it returns when no k reaches the target
+    (unreached(ranked)), or k counted over only the ranked characters the text holds."""
 
     def fallback_budget(text, ranked, target):
-        if not text and not empty_ok:
+        if not text:
             raise ValueError("an empty text has no tokens")
-        ranked = order(ranked)
+        ranked = [ch for ch in order(ranked) if ch in text or not present_only]
         for k in range(start, len(ranked) + 1):
             if reached(float(per_token(text, set(ranked[:k]))), float(target)):
                 return max(k + shift, 0)
@@ -598,7 +698,7 @@ def _budget_examples() -> Cases:
         (("ab", ["a", "b"], 2.0), "never reached: None"),
         (("你ab", ["你", "a", "b"], 1.67), "5/3 bytes per token is less than 1.67"),
         (("👍🏽 ok", ["o", "k", " ", "🏽", "👍"], 2.5), ""),
-        (("", ["a"], 1.0), "an empty text raises ValueError"),
+        (("你好你", ["a", "你", "好"], 2.0), "ranked may hold characters the text lacks"),
         ((chinese, _multilingual_ranking(), 2.0), "the Chinese passage, all the passages' ranking"),
         ((chinese, _multilingual_ranking(), 2.5), "the Chinese passage, all the passages' ranking"),
     ]
@@ -606,29 +706,37 @@ def _budget_examples() -> Cases:
 
 
 def _budget_draw(rng: random.Random) -> tuple:
-    """A passage window or a made-up text (now and then empty), a ranking of its characters,
-    and a target that one k reaches exactly (so that 'at least' is tested), that rounds from
-    one (so that rounding is), or 1.0, which no vocabulary is needed for."""
+    """A passage window or a made-up text, a ranking of its characters (now and then of a
+    longer text that holds it, as the chapter ranks all the passages), and a target that one
+    k reaches exactly (so that 'at least' is tested), that rounds from one (so that rounding
+    is), or 1.0, which no vocabulary is needed for. Never empty: _budget_hidden adds
+    the empty text."""
     language = rng.choice(sorted(corpora.parallel()))
     text = window(rng, corpora.parallel()[language], rng.randint(5, 60))
     if rng.random() < 0.4:
         text = random_text(rng, rng.randint(1, 5))
-    if rng.random() < 0.05:
-        text = ""
     ranked = build_vocab_reference(text)
+    if rng.random() < 0.5:
+        ranked = build_vocab_reference(text + random_text(rng, rng.randint(1, 5)))
     k = rng.randint(0, len(ranked))
-    exact = _per_token(text, set(ranked[:k])) if text else 1.0
+    exact = _per_token(text, set(ranked[:k]))
     for target in rng.sample([exact, round(exact, 2), round(exact + 0.05, 2), 1.0], 4):
         if unambiguous(text, ranked, target):
             return text, ranked, target
     return text, ranked, 1.0
 
 
-FALLBACK_BUDGET = examples_and_drawn(
+def _budget_hidden(rng: random.Random) -> Cases:
+    """Drawn cases that catch every known mistake, and an empty text: a missing ValueError,
+    a slip no known mistake makes, costs this group's point alone."""
+    empty: Cases = [(("", ["a"], 1.0), "an empty text raises ValueError")]
+    return empty + drawn_until_caught(rng, _budget_draw, FALLBACK_BUDGET)
+
+
+FALLBACK_BUDGET = TaskSpec(
     "fallback_budget",
     fallback_budget_reference,
-    (_budget_examples, 2),
-    ("random texts", 1, _budget_draw),
+    (Group("the examples", 2, _budget_examples), Group("random texts", 1, hidden=_budget_hidden)),
     (
         Mistake(
             "an unknown character falls back to one token per UTF-8 byte, not to one token",
@@ -667,13 +775,14 @@ FALLBACK_BUDGET = examples_and_drawn(
             _budget_with(order=sorted),
         ),
         Mistake(
-            "an empty text has no tokens: raise ValueError before dividing by zero",
-            _budget_with(empty_ok=True),
+            "k counts the first characters of ranked as they are, those the text lacks "
+            "included: each takes a place in the vocabulary",
+            _budget_with(present_only=True),
         ),
     ),
     "work out bytes per token by hand for the failing case, with the vocabulary of the size "
     "you returned and of one less: the answer is the first size at which the text reaches "
-    "the target, and None if even all of ranked does not.",
+    "the target, and None if even all of ranked does not (an empty text is an error).",
 )
 
 

@@ -361,12 +361,16 @@ CLAIMS: list[Claim] = [
         "char-vocab-65",
         2,
         "karpathy2022nanogpt",
-        "a character vocabulary of Shakespeare has about 65 characters (nanoGPT's tiny "
-        "Shakespeare: \u201cvocab size: 65\u201d)",
+        "nanoGPT's character-level Shakespeare, on its own tiny Shakespeare text: "
+        "\u201cvocab size: 65\u201d",
         65,
         lambda: plays_char_tokenizer().n_vocab,
-        agrees=approx(0.1),
-        show=lambda v: f"{v} characters in the two training plays (not one digit)",
+        # Another text of Shakespeare's: a count of the same order, not a check of nanoGPT's.
+        agrees=lambda claimed, computed: None,
+        show=lambda v: (
+            f"{v} characters in the book's two training plays, a different text (not one "
+            "digit); nanoGPT's text is not in the book"
+        ),
     ),
     Claim(
         "char-fewer-unknowns",
