@@ -1,11 +1,14 @@
 """Checks of exercises/05_byte_bpe.ipynb, as one spec per task. The reference is
 book.tokenizers.bpe.byte_bpe.
 
-No task is a chapter cell with a line added: shrinking ids to a smaller vocabulary from the ids
-alone (the probe replaces the merges kept by stand-ins, so encoding again fails), what each merge
-saves on a text (which is not its training count), merging while updating the pair counts in
-place (the probe counts the pairs looked up and written), a streaming decoder that holds back
-truncated characters and replaces invalid bytes at once, and which tokens hold each character.
+The tasks: shrinking ids to a smaller vocabulary from the ids alone (the probe replaces the
+merges kept by stand-ins, so encoding again fails), what each merge saves on a text (which is
+not its training count), merging while updating the pair counts in place (the probe counts every
+use of its ids and every write to the counts), a streaming decoder that holds back truncated
+characters and replaces invalid bytes at once, and which tokens hold each character. One task
+is the chapter's encoder with a line added, merge_gain, and it is worth 1 point: its lesson is
+in the answer from the numbers that follows it, which is not graded; the others are variants
+no chapter cell solves.
 Each task's known mistakes are code; every group of cases catches each of them
 (``tests/test_check_specs.py`` proves it on seeds 1-20).
 """
@@ -207,6 +210,14 @@ def _gain_in_bytes(text, merges):
     return [counts.get(pair, 0) for pair, _count in merges]
 
 
+def _gain_capped(text, merges):
+    """Takes a merge's gain to be at most its stored count: on another text it can be more."""
+    return [
+        min(count, gain)
+        for (_pair, count), gain in zip(merges, merge_gain_reference(text, merges), strict=True)
+    ]
+
+
 def _gain_cumulative(text, merges):
     gains, total = [], 0
     for gain in merge_gain_reference(text, merges):
@@ -227,6 +238,10 @@ def _gain_examples() -> Cases:
         ((walkthroughs.CAT_HAT_TEXT + " aaaa", list(cat.merges) + [((97, 97), 2)]), ""),
         ((RUNS, list(runs.merges)), "a pair that overlaps itself merges fewer times"),
         ((walkthroughs.CAT_HAT_TEXT, list(runs.merges)), "another text than the training one"),
+        (
+            (walkthroughs.CAT_HAT_TEXT * 3, list(cat.merges)),
+            "a text where the pairs occur more often than in training",
+        ),
         (("", list(cat.merges)), "no text"),
         ((heldout + " ooooo", list(english.merges)), "Shakespeare's merges on held-out text"),
     ]
@@ -238,16 +253,17 @@ def _gain_hidden(rng: random.Random) -> Cases:
     training = f"{random_text(rng, 8)} {run} {run} {random_text(rng, 8)} {run}"
     tok = _tokenizer(training, rng.randint(275, 300))
     measured = f"{random_text(rng, 10)} {letter * 3} {run}"
-    return [((measured, list(tok.merges)), "random"), ((training, list(tok.merges)), "random")]
+    return [
+        ((measured, list(tok.merges)), "random"),
+        ((training, list(tok.merges)), "random"),
+        ((training * 2, list(tok.merges)), "random"),  # gains above the stored counts
+    ]
 
 
 MERGE_GAIN = TaskSpec(
     "merge_gain",
     merge_gain_reference,
-    (
-        Group("examples", 2, _gain_examples),
-        Group("random texts", 1, hidden=_gain_hidden),
-    ),
+    (Group("texts", 1, _gain_examples, hidden=_gain_hidden),),
     (
         Mistake(
             "a merge saves one token per place it merges, and it cannot merge overlapping "
@@ -266,6 +282,11 @@ MERGE_GAIN = TaskSpec(
             "the count stored with a merge is from the training text; measure on this text",
             lambda text, merges: [count for _pair, count in merges],
         ),
+        Mistake(
+            "the stored count is no upper bound: on another text a pair can occur more often "
+            "than in training, and its merge then saves more",
+            _gain_capped,
+        ),
     ),
     "each gain is measured on this text, after the merges before it; together the gains are "
     "how much shorter all the merges make the text.",
@@ -273,10 +294,12 @@ MERGE_GAIN = TaskSpec(
 
 # --- Task 3: merge_and_update --------------------------------------------------------------------
 
-# The probe watches the work: the ids it hands the answer count how often they are hashed (each
-# lookup or write of a pair that holds one), and the counts count their writes and the pairs
-# iterated over. Updating in place looks up a few pairs per merged place; counting the pairs of
-# the whole list, before or after merging, hashes every id. The probe returns [merged ids, the
+# The probe watches the work. The ids it hands the answer stand for ints: they compare equal to
+# them and hash like them, but are not ints, so the only ways to use one as a number (hash it as
+# part of a pair looked up or written, int(), operator.index, str, repr, format) are counted, and
+# so is each write to the counts and each pair iterated over. Updating in place uses a few ids per
+# merged place; counting the pairs of the whole list, before or after merging, and on the ids or
+# on ints or a numpy array made from them, uses every id. The probe returns [merged ids, the
 # counts after, ids unchanged, whether the work fits in-place updating].
 IN_PLACE = """
 from collections.abc import MutableMapping
@@ -286,10 +309,32 @@ class Work:
     done = 0
 
 
-class Id(int):
+class Id:
+    __slots__ = ("_value",)
+
+    def __init__(self, value):
+        self._value = value
+
+    def __eq__(self, other):
+        return self._value == (other._value if type(other) is Id else other)
+
     def __hash__(self):
         Work.done += 1
-        return int.__hash__(self)
+        return hash(self._value)
+
+    def __index__(self):
+        Work.done += 1
+        return self._value
+
+    __int__ = __index__
+
+    def __repr__(self):
+        Work.done += 1
+        return repr(self._value)
+
+    def __format__(self, spec):
+        Work.done += 1
+        return format(self._value, spec)
 
 
 class Counts(MutableMapping):
@@ -320,7 +365,7 @@ class Counts(MutableMapping):
 
 def plain(value):
     if type(value) is Id:
-        return int(value)
+        return value._value
     if type(value) in (list, tuple):
         return type(value)(plain(item) for item in value)
     return value
@@ -392,6 +437,38 @@ def _recount_both(ids, pair, new_id, counts):
             else:
                 del counts[key]
     return merged
+
+
+def _recount_ints(ids, pair, new_id, counts):
+    """Counts plain ints made from the ids, before and after merging, and writes only the
+    differences."""
+    plain = [int(i) for i in ids]
+    merged = merge(plain, pair, new_id)
+    before, after = get_pair_counts(plain), get_pair_counts(merged)
+    for key in sorted({*before, *after}):
+        change = after.get(key, 0) - before.get(key, 0)
+        if change:
+            counts[key] = counts.get(key, 0) + change
+            if not counts[key]:
+                del counts[key]
+    return merged
+
+
+def _recount_numpy(ids, pair, new_id, counts):
+    """Counts the merged ids' pairs in a numpy array and writes those that changed."""
+    import numpy as np
+
+    merged = np.array(merge(ids, pair, new_id), dtype=np.int64)
+    keys, numbers = np.unique(
+        np.stack([merged[:-1], merged[1:]], axis=1), axis=0, return_counts=True
+    )
+    after = {(int(a), int(b)): int(n) for (a, b), n in zip(keys, numbers)}
+    for key in [key for key in counts if key not in after]:
+        del counts[key]
+    for key, count in after.items():
+        if counts.get(key) != count:
+            counts[key] = count
+    return [int(i) for i in merged]
 
 
 def _stale_left(ids, pair, new_id, counts):
@@ -468,14 +545,20 @@ def _update_overlaps() -> Cases:
         (_update_args([1, 2, 1, 2, 1, 2], (1, 2), 300), "(2, 1) between merges disappears"),
         (_update_args([1, 2, 3, 1, 2], (3, 1), 300), "a pair that occurs once"),
         (_update_args(_long(MIXED, [8, 8, 8, 8, 8, 8]), (8, 8), 301), "a long run at the end"),
+        (
+            _update_args(_long(corpora.english("train")[:400], [8, 8, 8]), (8, 8), 301),
+            "one merged place in a long list: update, do not recount",
+        ),
     ]
 
 
 def _update_hidden(rng: random.Random) -> Cases:
-    text = random_text(rng, rng.randint(25, 40))
+    # A held-out passage first: every list is long, so that a recount uses far more ids than an
+    # update of a few merged places.
+    text = _heldout(rng, 300) + random_text(rng, rng.randint(25, 40))
     run = [rng.choice([7, 300])] * rng.randint(4, 9)
     ids = _long(text, run) + _long(random_text(rng, 3), [])
-    once = [pair for pair, n in get_pair_counts(_long(text, [])).items() if n == 1]
+    once = sorted(pair for pair, n in get_pair_counts(_long(text, [])).items() if n == 1)
     return [
         (_update_args(ids, (run[0], run[0]), rng.randint(400, 999)), "random"),
         (_update_args(_long(text, []), rng.choice(once), rng.randint(400, 999)), "random"),
@@ -498,7 +581,13 @@ MERGE_AND_UPDATE = TaskSpec(
                 "the recount the task rules out",
                 recount,
             )
-            for recount in (_recount, _recount_changes, _recount_both)
+            for recount in (
+                _recount,
+                _recount_changes,
+                _recount_both,
+                _recount_ints,
+                _recount_numpy,
+            )
         ),
         Mistake(
             "the pair on the left of a merged place starts with the id just before it in the "
