@@ -115,6 +115,13 @@ def _shrink_no_upper_bound(ids, merges, vocab_size):
     return shrink_reference(ids, merges, min(vocab_size, 256 + len(merges)))
 
 
+def _shrink_all_kept_refused(ids, merges, vocab_size):
+    """Refuses the vocabulary that keeps every merge."""
+    if vocab_size == 256 + len(merges):
+        raise ValueError(vocab_size)
+    return shrink_reference(ids, merges, vocab_size)
+
+
 NESTED = [((97, 97), 3), ((256, 256), 1), ((98, 257), 1)]
 
 
@@ -147,6 +154,7 @@ def _shrink_hidden(rng: random.Random) -> Cases:
         ((ids, list(english.merges), size), "random"),
         ((ids, list(english.merges), rng.randint(257, small)), "random"),
         ((ids, list(english.merges), too_large), "random"),
+        ((ids, list(english.merges), english.n_vocab), "random"),  # every merge kept
     ]
 
 
@@ -177,6 +185,11 @@ SHRINK = TaskSpec(
             "a vocabulary larger than 256 + len(merges) cannot be made from these merges: "
             "it is an error too",
             _shrink_no_upper_bound,
+        ),
+        Mistake(
+            "a vocabulary of exactly 256 + len(merges) keeps every merge: it is allowed, and "
+            "the ids stay as they are",
+            _shrink_all_kept_refused,
         ),
     ),
     "the ids you return must spell the same bytes as the ids you are given, each below "
@@ -683,6 +696,35 @@ def _stream_first_error(ids, vocab):
     return pieces
 
 
+def _stream_per_byte(ids, vocab):
+    """Replaces an invalid stretch byte by byte: one U+FFFD per byte, not per maximal part."""
+    pieces, pending = [], b""
+    for i in ids:
+        pending += vocab[i]
+        text = ""
+        while pending:
+            try:
+                text, pending = text + pending.decode("utf-8"), b""
+            except UnicodeDecodeError as error:
+                good = pending[: error.start].decode("utf-8")
+                if error.reason == "unexpected end of data" and error.end == len(pending):
+                    text, pending = text + good, pending[error.start :]
+                    break
+                text, pending = text + good + "\ufffd", pending[error.start + 1 :]
+        pieces.append(text)
+    return pieces
+
+
+def _stream_flushed(ids, vocab):
+    """Shows a truncated character at the last id as U+FFFD, as if no id could follow."""
+    pieces = stream_decode_reference(ids, vocab)
+    if pieces:
+        shown = "".join(pieces)
+        full = b"".join(vocab[i] for i in ids).decode("utf-8", "replace")
+        pieces[-1] += full[len(shown) :]
+    return pieces
+
+
 @cache
 def _parallel() -> ByteTokenizer:
     """The chapter's tokenizer of 512 ids, trained on the parallel passage (21 languages)."""
@@ -709,6 +751,10 @@ def _stream_examples() -> Cases:
         ((list("é€😀".encode()), BYTE_VOCAB), "truncated characters wait for their last byte"),
         ((list(b"\xf0\x9f\x98"), BYTE_VOCAB), "a truncated character at the end is never shown"),
         ((list(b"ok " + SURROGATE + b"!"), BYTE_VOCAB), "invalid: a surrogate, at once"),
+        (
+            (list(b"ok \xf0\x9f\xa6 ok"), BYTE_VOCAB),
+            "three bytes of a llama, then text: one replacement",
+        ),
         (([], BYTE_VOCAB), "no ids"),
     ]
 
@@ -729,6 +775,7 @@ def _stream_invalid() -> Cases:
             "one token holds an invalid byte, then the start of a character",
         ),
         ((list(b"ok \xc3\xe2\x82\xac!"), BYTE_VOCAB), "a lead byte cut off by a character"),
+        ((list(b"ok \x80 \xe2\x82"), BYTE_VOCAB), "invalid, then a truncated character at the end"),
     ]
 
 
@@ -743,6 +790,10 @@ def _stream_hidden(rng: random.Random) -> Cases:
         parts.insert(rng.randrange(len(parts) + 1), SURROGATE)
         cut = bytes([rng.choice([0xC3, 0xE2, 0xF0])]) + rng.choice(["é", "€", "😀"]).encode()
         parts.insert(rng.randrange(len(parts) + 1), cut)  # a lead byte, cut off
+        start = rng.choice(["€", "😀"]).encode()
+        broken = start[: rng.randint(2, len(start) - 1)] + b"!"  # one maximal part, 2-3 bytes
+        parts.insert(rng.randrange(len(parts) + 1), broken)
+        parts.append(rng.choice(["é", "€", "😀"]).encode()[:-1])  # truncated at the end
         cases.append(((list(b"".join(parts)), BYTE_VOCAB), "random"))
     return cases
 
@@ -779,6 +830,16 @@ STREAM_DECODE = TaskSpec(
         Mistake(
             "each string is only the text that this id makes certain, not all text so far",
             _stream_prefix,
+        ),
+        Mistake(
+            "an invalid stretch is replaced as bytes.decode replaces it: one '\ufffd' for "
+            "each maximal part that could begin a character, not one for each byte",
+            _stream_per_byte,
+        ),
+        Mistake(
+            "the stream may go on after the last id you are given: a truncated character at "
+            "the end still waits, and is not shown",
+            _stream_flushed,
         ),
     ),
     "joined, the strings must be what a decoder that puts U+FFFD for each maximal invalid "
@@ -821,6 +882,13 @@ def _spans_first(ids, vocab):
     return [(first, first) for first, _last in char_spans_reference(ids, vocab)]
 
 
+def _spans_utf16(ids, vocab):
+    """Gives a character above U+FFFF two spans, as JavaScript's strings count it."""
+    text = b"".join(vocab[i] for i in ids).decode("utf-8")
+    spans = char_spans_reference(ids, vocab)
+    return [span for ch, span in zip(text, spans, strict=True) for _ in range(1 + (ch > "\uffff"))]
+
+
 def _spans_examples() -> Cases:
     multi, english = _tokenizer(MIXED, 280), _english()
     return [
@@ -836,7 +904,8 @@ def _spans_hidden(rng: random.Random) -> Cases:
     # Every character of these words is split over several tokens: no merge of MIXED joins
     # their bytes, so every known mistake shows on them.
     split = rng.choice(["Привет", "नमस्ते", "👨‍👩‍👧"])
-    text = f"{random_text(rng, rng.randint(3, 8))} {split}"
+    emoji = rng.choice(["🦙", "😀", "🌊"])  # 4 bytes: two UTF-16 units, one character
+    text = f"{random_text(rng, rng.randint(3, 8))} {split} {emoji}"
     return [((multi.encode(text), dict(multi.vocab)), "random")]
 
 
@@ -857,6 +926,11 @@ CHAR_SPANS = TaskSpec(
             _spans_exclusive,
         ),
         Mistake("a character whose bytes span several tokens ends in a later token", _spans_first),
+        Mistake(
+            "a character is one code point, whatever its length: an emoji outside the Basic "
+            "Multilingual Plane is one character, not two UTF-16 units",
+            _spans_utf16,
+        ),
     ),
     "one span per character of the text the ids spell; a span gives the indexes in ids of "
     "the tokens that hold the character's first and last bytes.",
