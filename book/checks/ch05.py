@@ -291,14 +291,15 @@ MERGE_GAIN = TaskSpec(
             "each merge's own gain, not the total so far",
             _gain_cumulative,
         ),
-        Mistake(
-            "the count stored with a merge is from the training text; measure on this text",
-            lambda text, merges: [count for _pair, count in merges],
-        ),
+        # Before the stored counts: where every gain is at least its count, the two agree.
         Mistake(
             "the stored count is no upper bound: on another text a pair can occur more often "
             "than in training, and its merge then saves more",
             _gain_capped,
+        ),
+        Mistake(
+            "the count stored with a merge is from the training text; measure on this text",
+            lambda text, merges: [count for _pair, count in merges],
         ),
     ),
     "each gain is measured on this text, after the merges before it; together the gains are "
