@@ -125,7 +125,7 @@ def test_the_judge_gives_half_right_answers_part_of_the_points():
     grades = {grade.task: grade for grade in judge_in_process(tasks, half)}
     assert {name: grade.points for name, grade in grades.items()} == {
         "shrink": 1,
-        "merge_gain": 3,
+        "merge_gain": 1,
         "merge_and_update": 3,
         "stream_decode": 3,
         "char_spans": 0,

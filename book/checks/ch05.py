@@ -1,11 +1,14 @@
 """Checks of exercises/05_byte_bpe.ipynb, as one spec per task. The reference is
 book.tokenizers.bpe.byte_bpe.
 
-No task is a chapter cell with a line added: shrinking ids to a smaller vocabulary from the ids
-alone (the probe replaces the merges kept by stand-ins, so encoding again fails), what each merge
-saves on a text (which is not its training count), merging while updating the pair counts in
-place (the probe counts the pairs looked up and written), a streaming decoder that holds back
-truncated characters and replaces invalid bytes at once, and which tokens hold each character.
+The tasks: shrinking ids to a smaller vocabulary from the ids alone (the probe replaces the
+merges kept by stand-ins, so encoding again fails), what each merge saves on a text (which is
+not its training count), merging while updating the pair counts in place (the probe counts every
+use of its ids and every write to the counts), a streaming decoder that holds back truncated
+characters and replaces invalid bytes at once, and which tokens hold each character. One task
+is the chapter's encoder with a line added, merge_gain, and it is worth 1 point: its lesson is
+in the answer from the numbers that follows it, which is not graded; the others are variants
+no chapter cell solves.
 Each task's known mistakes are code; every group of cases catches each of them
 (``tests/test_check_specs.py`` proves it on seeds 1-20).
 """
@@ -112,6 +115,13 @@ def _shrink_no_upper_bound(ids, merges, vocab_size):
     return shrink_reference(ids, merges, min(vocab_size, 256 + len(merges)))
 
 
+def _shrink_all_kept_refused(ids, merges, vocab_size):
+    """Refuses the vocabulary that keeps every merge."""
+    if vocab_size == 256 + len(merges):
+        raise ValueError(vocab_size)
+    return shrink_reference(ids, merges, vocab_size)
+
+
 NESTED = [((97, 97), 3), ((256, 256), 1), ((98, 257), 1)]
 
 
@@ -144,6 +154,7 @@ def _shrink_hidden(rng: random.Random) -> Cases:
         ((ids, list(english.merges), size), "random"),
         ((ids, list(english.merges), rng.randint(257, small)), "random"),
         ((ids, list(english.merges), too_large), "random"),
+        ((ids, list(english.merges), english.n_vocab), "random"),  # every merge kept
     ]
 
 
@@ -174,6 +185,11 @@ SHRINK = TaskSpec(
             "a vocabulary larger than 256 + len(merges) cannot be made from these merges: "
             "it is an error too",
             _shrink_no_upper_bound,
+        ),
+        Mistake(
+            "a vocabulary of exactly 256 + len(merges) keeps every merge: it is allowed, and "
+            "the ids stay as they are",
+            _shrink_all_kept_refused,
         ),
     ),
     "the ids you return must spell the same bytes as the ids you are given, each below "
@@ -207,6 +223,14 @@ def _gain_in_bytes(text, merges):
     return [counts.get(pair, 0) for pair, _count in merges]
 
 
+def _gain_capped(text, merges):
+    """Takes a merge's gain to be at most its stored count: on another text it can be more."""
+    return [
+        min(count, gain)
+        for (_pair, count), gain in zip(merges, merge_gain_reference(text, merges), strict=True)
+    ]
+
+
 def _gain_cumulative(text, merges):
     gains, total = [], 0
     for gain in merge_gain_reference(text, merges):
@@ -227,6 +251,10 @@ def _gain_examples() -> Cases:
         ((walkthroughs.CAT_HAT_TEXT + " aaaa", list(cat.merges) + [((97, 97), 2)]), ""),
         ((RUNS, list(runs.merges)), "a pair that overlaps itself merges fewer times"),
         ((walkthroughs.CAT_HAT_TEXT, list(runs.merges)), "another text than the training one"),
+        (
+            (walkthroughs.CAT_HAT_TEXT * 3, list(cat.merges)),
+            "a text where the pairs occur more often than in training",
+        ),
         (("", list(cat.merges)), "no text"),
         ((heldout + " ooooo", list(english.merges)), "Shakespeare's merges on held-out text"),
     ]
@@ -238,16 +266,17 @@ def _gain_hidden(rng: random.Random) -> Cases:
     training = f"{random_text(rng, 8)} {run} {run} {random_text(rng, 8)} {run}"
     tok = _tokenizer(training, rng.randint(275, 300))
     measured = f"{random_text(rng, 10)} {letter * 3} {run}"
-    return [((measured, list(tok.merges)), "random"), ((training, list(tok.merges)), "random")]
+    return [
+        ((measured, list(tok.merges)), "random"),
+        ((training, list(tok.merges)), "random"),
+        ((training * 2, list(tok.merges)), "random"),  # gains above the stored counts
+    ]
 
 
 MERGE_GAIN = TaskSpec(
     "merge_gain",
     merge_gain_reference,
-    (
-        Group("examples", 2, _gain_examples),
-        Group("random texts", 1, hidden=_gain_hidden),
-    ),
+    (Group("texts", 1, _gain_examples, hidden=_gain_hidden),),
     (
         Mistake(
             "a merge saves one token per place it merges, and it cannot merge overlapping "
@@ -262,6 +291,12 @@ MERGE_GAIN = TaskSpec(
             "each merge's own gain, not the total so far",
             _gain_cumulative,
         ),
+        # Before the stored counts: where every gain is at least its count, the two agree.
+        Mistake(
+            "the stored count is no upper bound: on another text a pair can occur more often "
+            "than in training, and its merge then saves more",
+            _gain_capped,
+        ),
         Mistake(
             "the count stored with a merge is from the training text; measure on this text",
             lambda text, merges: [count for _pair, count in merges],
@@ -273,10 +308,12 @@ MERGE_GAIN = TaskSpec(
 
 # --- Task 3: merge_and_update --------------------------------------------------------------------
 
-# The probe watches the work: the ids it hands the answer count how often they are hashed (each
-# lookup or write of a pair that holds one), and the counts count their writes and the pairs
-# iterated over. Updating in place looks up a few pairs per merged place; counting the pairs of
-# the whole list, before or after merging, hashes every id. The probe returns [merged ids, the
+# The probe watches the work. The ids it hands the answer stand for ints: they compare equal to
+# them and hash like them, but are not ints, so the only ways to use one as a number (hash it as
+# part of a pair looked up or written, int(), operator.index, str, repr, format) are counted, and
+# so is each write to the counts and each pair iterated over. Updating in place uses a few ids per
+# merged place; counting the pairs of the whole list, before or after merging, and on the ids or
+# on ints or a numpy array made from them, uses every id. The probe returns [merged ids, the
 # counts after, ids unchanged, whether the work fits in-place updating].
 IN_PLACE = """
 from collections.abc import MutableMapping
@@ -286,10 +323,32 @@ class Work:
     done = 0
 
 
-class Id(int):
+class Id:
+    __slots__ = ("_value",)
+
+    def __init__(self, value):
+        self._value = value
+
+    def __eq__(self, other):
+        return self._value == (other._value if type(other) is Id else other)
+
     def __hash__(self):
         Work.done += 1
-        return int.__hash__(self)
+        return hash(self._value)
+
+    def __index__(self):
+        Work.done += 1
+        return self._value
+
+    __int__ = __index__
+
+    def __repr__(self):
+        Work.done += 1
+        return repr(self._value)
+
+    def __format__(self, spec):
+        Work.done += 1
+        return format(self._value, spec)
 
 
 class Counts(MutableMapping):
@@ -320,7 +379,7 @@ class Counts(MutableMapping):
 
 def plain(value):
     if type(value) is Id:
-        return int(value)
+        return value._value
     if type(value) in (list, tuple):
         return type(value)(plain(item) for item in value)
     return value
@@ -392,6 +451,38 @@ def _recount_both(ids, pair, new_id, counts):
             else:
                 del counts[key]
     return merged
+
+
+def _recount_ints(ids, pair, new_id, counts):
+    """Counts plain ints made from the ids, before and after merging, and writes only the
+    differences."""
+    plain = [int(i) for i in ids]
+    merged = merge(plain, pair, new_id)
+    before, after = get_pair_counts(plain), get_pair_counts(merged)
+    for key in sorted({*before, *after}):
+        change = after.get(key, 0) - before.get(key, 0)
+        if change:
+            counts[key] = counts.get(key, 0) + change
+            if not counts[key]:
+                del counts[key]
+    return merged
+
+
+def _recount_numpy(ids, pair, new_id, counts):
+    """Counts the merged ids' pairs in a numpy array and writes those that changed."""
+    import numpy as np
+
+    merged = np.array(merge(ids, pair, new_id), dtype=np.int64)
+    keys, numbers = np.unique(
+        np.stack([merged[:-1], merged[1:]], axis=1), axis=0, return_counts=True
+    )
+    after = {(int(a), int(b)): int(n) for (a, b), n in zip(keys, numbers)}
+    for key in [key for key in counts if key not in after]:
+        del counts[key]
+    for key, count in after.items():
+        if counts.get(key) != count:
+            counts[key] = count
+    return [int(i) for i in merged]
 
 
 def _stale_left(ids, pair, new_id, counts):
@@ -468,14 +559,20 @@ def _update_overlaps() -> Cases:
         (_update_args([1, 2, 1, 2, 1, 2], (1, 2), 300), "(2, 1) between merges disappears"),
         (_update_args([1, 2, 3, 1, 2], (3, 1), 300), "a pair that occurs once"),
         (_update_args(_long(MIXED, [8, 8, 8, 8, 8, 8]), (8, 8), 301), "a long run at the end"),
+        (
+            _update_args(_long(corpora.english("train")[:400], [8, 8, 8]), (8, 8), 301),
+            "one merged place in a long list: update, do not recount",
+        ),
     ]
 
 
 def _update_hidden(rng: random.Random) -> Cases:
-    text = random_text(rng, rng.randint(25, 40))
+    # A held-out passage first: every list is long, so that a recount uses far more ids than an
+    # update of a few merged places.
+    text = _heldout(rng, 300) + random_text(rng, rng.randint(25, 40))
     run = [rng.choice([7, 300])] * rng.randint(4, 9)
     ids = _long(text, run) + _long(random_text(rng, 3), [])
-    once = [pair for pair, n in get_pair_counts(_long(text, [])).items() if n == 1]
+    once = sorted(pair for pair, n in get_pair_counts(_long(text, [])).items() if n == 1)
     return [
         (_update_args(ids, (run[0], run[0]), rng.randint(400, 999)), "random"),
         (_update_args(_long(text, []), rng.choice(once), rng.randint(400, 999)), "random"),
@@ -498,7 +595,13 @@ MERGE_AND_UPDATE = TaskSpec(
                 "the recount the task rules out",
                 recount,
             )
-            for recount in (_recount, _recount_changes, _recount_both)
+            for recount in (
+                _recount,
+                _recount_changes,
+                _recount_both,
+                _recount_ints,
+                _recount_numpy,
+            )
         ),
         Mistake(
             "the pair on the left of a merged place starts with the id just before it in the "
@@ -594,6 +697,35 @@ def _stream_first_error(ids, vocab):
     return pieces
 
 
+def _stream_per_byte(ids, vocab):
+    """Replaces an invalid stretch byte by byte: one U+FFFD per byte, not per maximal part."""
+    pieces, pending = [], b""
+    for i in ids:
+        pending += vocab[i]
+        text = ""
+        while pending:
+            try:
+                text, pending = text + pending.decode("utf-8"), b""
+            except UnicodeDecodeError as error:
+                good = pending[: error.start].decode("utf-8")
+                if error.reason == "unexpected end of data" and error.end == len(pending):
+                    text, pending = text + good, pending[error.start :]
+                    break
+                text, pending = text + good + "\ufffd", pending[error.start + 1 :]
+        pieces.append(text)
+    return pieces
+
+
+def _stream_flushed(ids, vocab):
+    """Shows a truncated character at the last id as U+FFFD, as if no id could follow."""
+    pieces = stream_decode_reference(ids, vocab)
+    if pieces:
+        shown = "".join(pieces)
+        full = b"".join(vocab[i] for i in ids).decode("utf-8", "replace")
+        pieces[-1] += full[len(shown) :]
+    return pieces
+
+
 @cache
 def _parallel() -> ByteTokenizer:
     """The chapter's tokenizer of 512 ids, trained on the parallel passage (21 languages)."""
@@ -620,6 +752,10 @@ def _stream_examples() -> Cases:
         ((list("é€😀".encode()), BYTE_VOCAB), "truncated characters wait for their last byte"),
         ((list(b"\xf0\x9f\x98"), BYTE_VOCAB), "a truncated character at the end is never shown"),
         ((list(b"ok " + SURROGATE + b"!"), BYTE_VOCAB), "invalid: a surrogate, at once"),
+        (
+            (list(b"ok \xf0\x9f\xa6 ok"), BYTE_VOCAB),
+            "three bytes of a llama, then text: one replacement",
+        ),
         (([], BYTE_VOCAB), "no ids"),
     ]
 
@@ -640,6 +776,7 @@ def _stream_invalid() -> Cases:
             "one token holds an invalid byte, then the start of a character",
         ),
         ((list(b"ok \xc3\xe2\x82\xac!"), BYTE_VOCAB), "a lead byte cut off by a character"),
+        ((list(b"ok \x80 \xe2\x82"), BYTE_VOCAB), "invalid, then a truncated character at the end"),
     ]
 
 
@@ -654,6 +791,10 @@ def _stream_hidden(rng: random.Random) -> Cases:
         parts.insert(rng.randrange(len(parts) + 1), SURROGATE)
         cut = bytes([rng.choice([0xC3, 0xE2, 0xF0])]) + rng.choice(["é", "€", "😀"]).encode()
         parts.insert(rng.randrange(len(parts) + 1), cut)  # a lead byte, cut off
+        start = rng.choice(["€", "😀"]).encode()
+        broken = start[: rng.randint(2, len(start) - 1)] + b"!"  # one maximal part, 2-3 bytes
+        parts.insert(rng.randrange(len(parts) + 1), broken)
+        parts.append(rng.choice(["é", "€", "😀"]).encode()[:-1])  # truncated at the end
         cases.append(((list(b"".join(parts)), BYTE_VOCAB), "random"))
     return cases
 
@@ -690,6 +831,16 @@ STREAM_DECODE = TaskSpec(
         Mistake(
             "each string is only the text that this id makes certain, not all text so far",
             _stream_prefix,
+        ),
+        Mistake(
+            "an invalid stretch is replaced as bytes.decode replaces it: one '\ufffd' for "
+            "each maximal part that could begin a character, not one for each byte",
+            _stream_per_byte,
+        ),
+        Mistake(
+            "the stream may go on after the last id you are given: a truncated character at "
+            "the end still waits, and is not shown",
+            _stream_flushed,
         ),
     ),
     "joined, the strings must be what a decoder that puts U+FFFD for each maximal invalid "
@@ -732,6 +883,13 @@ def _spans_first(ids, vocab):
     return [(first, first) for first, _last in char_spans_reference(ids, vocab)]
 
 
+def _spans_utf16(ids, vocab):
+    """Gives a character above U+FFFF two spans, as JavaScript's strings count it."""
+    text = b"".join(vocab[i] for i in ids).decode("utf-8")
+    spans = char_spans_reference(ids, vocab)
+    return [span for ch, span in zip(text, spans, strict=True) for _ in range(1 + (ch > "\uffff"))]
+
+
 def _spans_examples() -> Cases:
     multi, english = _tokenizer(MIXED, 280), _english()
     return [
@@ -747,7 +905,8 @@ def _spans_hidden(rng: random.Random) -> Cases:
     # Every character of these words is split over several tokens: no merge of MIXED joins
     # their bytes, so every known mistake shows on them.
     split = rng.choice(["Привет", "नमस्ते", "👨‍👩‍👧"])
-    text = f"{random_text(rng, rng.randint(3, 8))} {split}"
+    emoji = rng.choice(["🦙", "😀", "🌊"])  # 4 bytes: two UTF-16 units, one character
+    text = f"{random_text(rng, rng.randint(3, 8))} {split} {emoji}"
     return [((multi.encode(text), dict(multi.vocab)), "random")]
 
 
@@ -768,6 +927,11 @@ CHAR_SPANS = TaskSpec(
             _spans_exclusive,
         ),
         Mistake("a character whose bytes span several tokens ends in a later token", _spans_first),
+        Mistake(
+            "a character is one code point, whatever its length: an emoji outside the Basic "
+            "Multilingual Plane is one character, not two UTF-16 units",
+            _spans_utf16,
+        ),
     ),
     "one span per character of the text the ids spell; a span gives the indexes in ids of "
     "the tokens that hold the character's first and last bytes.",
