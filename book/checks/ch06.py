@@ -728,7 +728,7 @@ BEHIND_NAMES |= {{"f_back", "f_locals", "f_globals", "gc", "get_referents", "get
 
 
 def _tiktoken_value(value):
-    \"\"\"tiktoken itself, one of its encodings or functions, or a table of tokens taken from one.\"\"\"
+    \"\"\"tiktoken, one of its encodings or functions, or a table of tokens taken from one.\"\"\"
     if isinstance(value, types.ModuleType):
         return value.__name__.split(".")[0] == "tiktoken"
     module = getattr(value, "__module__", None) or type(value).__module__ or ""
