@@ -774,7 +774,7 @@ def _refused(function, seen):
         return why
     if any(_tiktoken_value(value) for value in held):
         return {REACHES_TIKTOKEN!r}
-    for name in _names(code):
+    for name in sorted(_names(code)):
         called = space.get(name)
         if getattr(called, "__module__", None) == "__main__" and (why := _refused(called, seen)):
             return why
