@@ -115,8 +115,8 @@ def test_the_chapter_cell_with_a_few_lines_changed_earns_nothing(capsys):
 
 
 def test_a_tiktoken_encoding_built_from_the_ranks_earns_nothing(capsys):
-    """Building tiktoken's own encoder reads every key of the ranks: more than the look-ups
-    allowed."""
+    """The probe refuses an answer that reaches tiktoken (and copying the ranks would read
+    every key, more than the look-ups allowed)."""
 
     def through_tiktoken(text, ranks, pattern):
         import tiktoken
@@ -125,7 +125,61 @@ def test_a_tiktoken_encoding_built_from_the_ranks_earns_nothing(capsys):
         encoding = tiktoken.Encoding("x", pat_str=pattern, mergeable_ranks=table, special_tokens={})
         return encoding.encode_ordinary(text)
 
-    assert "0/4 points" in line(capsys, ch06.check, "encode_ranks", through_tiktoken)
+    text = line(capsys, ch06.check, "encode_ranks", through_tiktoken)
+    assert "0/4 points" in text and "reaches tiktoken" in text
+
+
+GPT2_TABLE = dict(get_encoding("gpt2")._mergeable_ranks)
+
+
+def _gpt2_ids(text, pattern):
+    """A notebook helper that asks tiktoken."""
+    return get_encoding("gpt2").encode_ordinary(text)
+
+
+_gpt2_ids.__module__ = "__main__"  # as if defined in the notebook
+
+
+def test_answers_that_reach_behind_the_ranks_earn_nothing(capsys):
+    """The reviewer's holes: the count reset by the answer, tiktoken reached through the table
+    behind the view; and the routes around them: a copy of a table held by the notebook, a
+    notebook function that asks tiktoken, the view's closure read by name."""
+
+    def reset_count(text, ranks, pattern):
+        ids = encode_ranks_split_token(text, ranks, pattern)
+        ranks.lookups = 0  # the view has no such attribute: AttributeError
+        return ids
+
+    def through_table(text, ranks, pattern):
+        return encode_ranks_right(text, ranks._table, pattern)
+
+    def global_copy(text, ranks, pattern):
+        return encode_ranks_right(text, GPT2_TABLE, pattern)
+
+    def notebook_helper(text, ranks, pattern):
+        return _gpt2_ids(text, pattern)
+
+    def closure(text, ranks, pattern):
+        cells = type(ranks).get.__closure__
+        table = next(c.cell_contents for c in cells if isinstance(c.cell_contents, dict))
+        return encode_ranks_right(text, table, pattern)
+
+    for answer in (reset_count, through_table, global_copy, notebook_helper, closure):
+        assert "0/4 points" in line(capsys, ch06.check, "encode_ranks", answer), answer.__name__
+    assert "reaches tiktoken" in line(capsys, ch06.check, "encode_ranks", global_copy)
+    assert "reaches tiktoken" in line(capsys, ch06.check, "encode_ranks", notebook_helper)
+    assert "reaches behind" in line(capsys, ch06.check, "encode_ranks", closure)
+
+
+def test_the_refusals_agree_in_the_judge():
+    """The judge's calls go through the same probe: a refused answer earns 0 there too."""
+    (task,) = [t for t in ch06.judge_tasks(random.Random(5)) if t.name == "encode_ranks"]
+
+    def through_tiktoken(text, ranks, pattern):
+        return get_encoding("gpt2").encode_ordinary(text)
+
+    (grade,) = judge_in_process([task], {"encode_ranks": through_tiktoken})
+    assert grade.points == 0
 
 
 def test_digits_right_groups_thousands():

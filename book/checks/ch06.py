@@ -7,7 +7,9 @@ right, the merges that first glued two chunks together, an encoder with a chunk 
 bounded size, a reader of GPT-2's ``vocab.json`` and ``merges.txt``, and tiktoken's own
 algorithm as its Rust code runs it (merge the pair whose joined bytes have the lowest rank, no
 recovered merges, and after a merge look up only the pairs it changed: a probe counts the
-look-ups, so the chapter's ``split_token`` with its limit removed earns nothing).
+look-ups, so the chapter's ``split_token`` with its limit removed earns nothing; it keeps the
+count and the table out of the answer's reach by name, and refuses an answer that reaches
+tiktoken).
 Every group of cases catches every known mistake: hidden cases always carry the traps that
 show it (``tests/test_check_specs.py`` proves it on seeds 1-20).
 """
@@ -256,21 +258,33 @@ def _every_crossing(merges, pattern):
     return [rank for rank, (left, right) in enumerate(merges) if _is_cut(left + right, pattern)]
 
 
-def _decoding(errors: str):
-    """first_crossings that decodes parts of characters with errors= ("replace" puts U+FFFD
-    in their place, "ignore" drops them) and splits that."""
+def _first_by(is_cut):
+    """first_crossings that decides with is_cut(token, pattern) whether a token is cut."""
 
     def first(merges, pattern):
-        def cut(token):
-            return len(split(token.decode("utf-8", errors), pattern)) > 1
-
         return [
             rank
             for rank, (left, right) in enumerate(merges)
-            if cut(left + right) and not cut(left) and not cut(right)
+            if is_cut(left + right, pattern)
+            and not is_cut(left, pattern)
+            and not is_cut(right, pattern)
         ]
 
     return first
+
+
+def _decoding(errors: str):
+    """first_crossings that decodes parts of characters with errors= ("replace" puts U+FFFD
+    in their place, "ignore" drops them) and splits that."""
+    return _first_by(lambda token, pattern: len(split(token.decode("utf-8", errors), pattern)) > 1)
+
+
+def _partial_is_cut(token: bytes, pattern: str) -> bool:
+    """Whether the pattern cuts token, a part of a character counting as cut."""
+    try:
+        return len(split(token.decode("utf-8"), pattern)) > 1
+    except UnicodeDecodeError:
+        return True
 
 
 def _merges_of(tokenizer) -> list:
@@ -281,7 +295,9 @@ def _merges_of(tokenizer) -> list:
 
 # Merges every group carries: a cut inherited from a part (rank 1), a part of a character
 # beside a letter (rank 3: not text, so never cut), a letter and a space before a part of a
-# character (rank 5: not text, but "a " once the part is dropped).
+# character (rank 5: not text, but "a " once the part is dropped), two parts of characters
+# whose result is text every pattern cuts, "а " (rank 6: a first crossing, as neither part is
+# text).
 CROSSING_TRAPS = [
     (b"e", b" "),
     (b"e ", b"t"),
@@ -289,6 +305,7 @@ CROSSING_TRAPS = [
     ("é".encode(), b"\xd0"),
     (b"a", b","),
     (b"a", b" \xd0"),
+    (b"\xd0", b"\xb0 "),
 ]
 
 
@@ -343,14 +360,19 @@ FIRST_CROSSINGS = TaskSpec(
             _every_crossing,
         ),
         Mistake(
-            "bytes that are part of a character are not text: decoding them with U+FFFD "
-            "invents a character the pattern can cut",
+            "bytes that are part of a character are not text: decoding them into a stand-in "
+            "(U+FFFD, or a lone surrogate) invents a character the pattern can cut",
             _decoding("replace"),
         ),
         Mistake(
             "bytes that are part of a character are not text: decoding with errors='ignore' "
             "drops them and cuts what is left, a text the token does not hold",
             _decoding("ignore"),
+        ),
+        Mistake(
+            "a part of a character is not text, so it is never cut: counting it as cut hides "
+            "the merges that join two such parts into text the pattern cuts",
+            _first_by(_partial_is_cut),
         ),
         Mistake(
             "a merge's rank is its place in the list, from 0, not the id of its token",
@@ -470,7 +492,11 @@ ENCODE_LRU = TaskSpec(
             "a chunk seen for the first time is a miss, even though it is stored",
             _lru_with(first_hit=True),
         ),
-        Mistake("the cache never holds more than capacity chunks: evict", _lru_with(keep=None)),
+        Mistake(
+            "your hits count chunks the cache no longer holds: it keeps at most capacity "
+            "chunks, and a chunk that has left it is a miss when it comes back",
+            _lru_with(keep=None),
+        ),
         Mistake(
             "the cache holds capacity chunks, not one fewer",
             _lru_with(keep=-1),
@@ -505,11 +531,17 @@ def read_gpt2_reference(vocab_json: str, merges_txt: str) -> tuple[dict[bytes, i
 
 
 def _read_with(
-    order=lambda others: others, header=True, error=ValueError, comments=False, any_space=False
+    order=lambda others: others,
+    header=True,
+    error=ValueError,
+    comments=False,
+    any_space=False,
+    first_line=False,
 ):
     """A reader with its own table (shifted bytes in order(others)), that skips the header or
     not, raises error for a character outside the table, skips every line that starts with '#'
-    (comments=True) and cuts lines at any run of whitespace (any_space=True)."""
+    (comments=True), cuts lines at any run of whitespace (any_space=True) and skips the first
+    line whatever it holds (first_line=True)."""
 
     def read(vocab_json, merges_txt):
         printable = [*range(33, 127), *range(161, 173), *range(174, 256)]
@@ -525,6 +557,8 @@ def _read_with(
         merges = []
         for number, line in enumerate(merges_txt.splitlines()):
             if (header and number == 0 and line.startswith("#version")) or not line.strip():
+                continue
+            if first_line and number == 0:
                 continue
             if comments and line.startswith("#"):
                 continue
@@ -588,9 +622,15 @@ def _with_hash_merges(merges_txt: str, rng: random.Random | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _headerless(merges_txt: str) -> str:
+    """merges_txt without its '#version' first line: it starts with a merge."""
+    return merges_txt.split("\n", 1)[1]
+
+
 def _read_examples() -> Cases:
     vocab_json, merges_txt = _files("english")
     return [
+        ((vocab_json, _headerless(merges_txt)), "no '#version' line"),
         (_files("english"), "a tokenizer trained on Shakespeare"),
         (_files("multi"), "tokens of partial characters: every byte through the table"),
         ((vocab_json, merges_txt.replace("\n", "\n\n")), "blank lines are skipped"),
@@ -604,6 +644,7 @@ def _gpt2_files() -> Cases:
     files = _files("gpt2-prefix")
     return [
         (files, f"GPT-2's first {GPT2_PREFIX:,} tokens: bytes in GPT-2's order, merges of '#'"),
+        ((files[0], _headerless(files[1])), "GPT-2's tokens, no '#version' line"),
         *_broken(*files),
     ]
 
@@ -615,6 +656,7 @@ def _read_hidden(rng: random.Random) -> Cases:
     return [
         ((vocab_json, _with_hash_merges(merges_txt, rng)), "random"),
         ((vocab_json, merges_txt.replace("\n", "\n\n", rng.randint(1, 20))), "random"),
+        ((vocab_json, _headerless(_with_hash_merges(merges_txt, rng))), "no '#version' line"),
         *_broken(vocab_json, merges_txt),
     ]
 
@@ -634,6 +676,11 @@ READ_GPT2_FILES = TaskSpec(
             _read_with(order=lambda others: others[::-1]),
         ),
         Mistake("the '#version' first line is a header, not a merge", _read_with(header=False)),
+        Mistake(
+            "only a first line that starts with '#version' is a header: a file without one "
+            "starts with a merge",
+            _read_with(first_line=True),
+        ),
         Mistake(
             "a character outside the table must raise ValueError, not another error",
             _read_with(error=KeyError),
@@ -658,50 +705,123 @@ READ_GPT2_FILES = TaskSpec(
 # GPT-2's and cl100k_base's ranks are too big to send with every case: a case names the
 # encoding, and the probe loads its ranks once, in the learner's kernel (a small tokenizer's
 # ranks are sent as they are). The probe hands the answer the ranks behind a view that counts
-# each look-up (and every key, when the answer iterates over them), and returns the ids and
-# whether the look-ups stayed within LOOKUPS_PER_BYTE per byte of text.
+# each look-up (and every key, when the answer iterates over them) and returns the ids and
+# whether the look-ups stayed within LOOKUPS_PER_BYTE per byte of text. The table and the count
+# live in the view's closure, not in attributes, so an answer cannot reset the count or read
+# the table by name; and, as chapter 01's probe refuses the codec, this one refuses an answer
+# whose code (or a function of the notebook it calls) reaches tiktoken, a table taken from it,
+# or what lies behind the view.
 LOOKUPS_PER_BYTE = 8
 FEW = f"at most {LOOKUPS_PER_BYTE} look-ups per byte"
+REACHES_TIKTOKEN = "reaches tiktoken"
+REACHES_BEHIND = "reaches behind the ranks it is given"
 LOAD_RANKS = f"""
+import types
 from collections.abc import Mapping
 
 _RANKS = {{}}
+# Names through which code reaches tiktoken, or the closure, globals and frames behind the view.
+TIKTOKEN_NAMES = {{"tiktoken", "get_encoding", "Encoding", "encode_ordinary", "encode_batch"}}
+TIKTOKEN_NAMES |= {{"_mergeable_ranks", "_core_bpe", "CoreBPE", "_encode_single_piece"}}
+BEHIND_NAMES = {{"__closure__", "cell_contents", "__globals__", "getclosurevars", "_getframe"}}
+BEHIND_NAMES |= {{"f_back", "f_locals", "f_globals", "gc", "get_referents", "get_referrers"}}
 
 
-class CountedRanks(Mapping):
-    def __init__(self, table):
-        self._table, self.lookups = table, 0
+def _tiktoken_value(value):
+    \"\"\"tiktoken, one of its encodings or functions, or a table of tokens taken from one.\"\"\"
+    if isinstance(value, types.ModuleType):
+        return value.__name__.split(".")[0] == "tiktoken"
+    module = getattr(value, "__module__", None) or type(value).__module__ or ""
+    if module.split(".")[0] == "tiktoken" or module == "book.encodings":
+        return True
+    if isinstance(value, dict) and len(value) > 256:
+        return isinstance(next(iter(value)), bytes)
+    return False
 
-    def __getitem__(self, token):
-        self.lookups += 1
-        return self._table[token]
 
-    def __contains__(self, token):
-        self.lookups += 1
-        return token in self._table
+def _refusal(code, space):
+    \"\"\"Why code may not run (a name or a value it reaches), or None.\"\"\"
+    names = set(code.co_names) | {{c for c in code.co_consts if isinstance(c, str)}}
+    if names & TIKTOKEN_NAMES:
+        return {REACHES_TIKTOKEN!r}
+    if names & BEHIND_NAMES:
+        return {REACHES_BEHIND!r}
+    for const in code.co_consts:
+        if hasattr(const, "co_names") and (why := _refusal(const, space)):
+            return why
+    if any(_tiktoken_value(space.get(name)) for name in code.co_names):
+        return {REACHES_TIKTOKEN!r}
+    return None
 
-    def get(self, token, default=None):
-        self.lookups += 1
-        return self._table.get(token, default)
 
-    def __iter__(self):
-        self.lookups += len(self._table)
-        return iter(list(self._table))
+def _names(code):
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _names(const)
+    return names
 
-    def __len__(self):
-        return len(self._table)
+
+def _refused(function, seen):
+    code = getattr(function, "__code__", None)
+    if code is None or id(function) in seen:
+        return None
+    seen.add(id(function))
+    space = getattr(function, "__globals__", {{}})
+    held = list(function.__defaults__ or ()) + list((function.__kwdefaults__ or {{}}).values())
+    held += [cell.cell_contents for cell in function.__closure__ or ()]
+    if why := _refusal(code, space):
+        return why
+    if any(_tiktoken_value(value) for value in held):
+        return {REACHES_TIKTOKEN!r}
+    for name in sorted(_names(code)):
+        called = space.get(name)
+        if getattr(called, "__module__", None) == "__main__" and (why := _refused(called, seen)):
+            return why
+    return None
+
+
+def _counted(table):
+    \"\"\"A read-only view of table that counts look-ups, and the count (a list of one int).\"\"\"
+    count = [0]
+
+    class CountedRanks(Mapping):
+        __slots__ = ()
+
+        def __getitem__(self, token):
+            count[0] += 1
+            return table[token]
+
+        def __contains__(self, token):
+            count[0] += 1
+            return token in table
+
+        def get(self, token, default=None):
+            count[0] += 1
+            return table.get(token, default)
+
+        def __iter__(self):
+            count[0] += len(table)
+            return iter(list(table))
+
+        def __len__(self):
+            return len(table)
+
+    return CountedRanks(), count
 
 
 def probe(answer, text, ranks, pattern):
+    if why := _refused(answer, set()):
+        return why
     if isinstance(ranks, str):
         if ranks not in _RANKS:
             from book.encodings import get_encoding
 
             _RANKS[ranks] = get_encoding(ranks)._mergeable_ranks
         ranks = _RANKS[ranks]
-    counted = CountedRanks(ranks)
+    counted, count = _counted(ranks)
     ids = answer(text, counted, pattern)
-    few = counted.lookups <= {LOOKUPS_PER_BYTE} * len(text.encode("utf-8", "surrogatepass"))
+    few = count[0] <= {LOOKUPS_PER_BYTE} * len(text.encode("utf-8", "surrogatepass"))
     return {{"ids": ids, {FEW!r}: few}}
 """
 
@@ -726,11 +846,24 @@ def _encoder(mergeable_ranks: dict[bytes, int], pattern: str) -> tiktoken.Encodi
     return _ENCODINGS[key][1]
 
 
+def _table_behind(ranks) -> dict[bytes, int]:
+    """The table behind the probe's counting view (ranks itself when it is a table): only the
+    reference reads it, the probe refuses an answer that does."""
+    for cell in getattr(type(ranks).__len__, "__closure__", None) or ():
+        if isinstance(cell.cell_contents, dict):
+            return cell.cell_contents
+    return ranks
+
+
+def _tiktoken_ids(text: str, table: dict[bytes, int], pattern: str) -> list[int]:
+    """tiktoken's own ids of text for this table and pattern."""
+    return _encoder(table, pattern).encode_ordinary(text)
+
+
 def encode_ranks_reference(text: str, mergeable_ranks: dict[bytes, int], pattern: str) -> list:
     """tiktoken's ids of text for these ranks and this pattern (no special tokens). Through the
     probe it reads the table behind the counting view, so it makes no counted look-up."""
-    table = getattr(mergeable_ranks, "_table", mergeable_ranks)
-    return _encoder(table, pattern).encode_ordinary(text)
+    return _tiktoken_ids(text, _table_behind(mergeable_ranks), pattern)
 
 
 def _ranks_with(pick):
@@ -794,6 +927,23 @@ def _kept_ranks(refresh_left: bool = True):
         return ids
 
     return encode
+
+
+def _through_tiktoken(text, ranks, pattern):
+    """tiktoken's own encoder, built from a copy of the ranks."""
+    table = dict(ranks)
+    encoding = tiktoken.Encoding("copy", pat_str=pattern, mergeable_ranks=table, special_tokens={})
+    return encoding.encode_ordinary(text)
+
+
+def _count_reset(text, ranks, pattern):
+    """Every pair looked up again after each merge, then the count set back to 0 through the
+    counting view's closure."""
+    ids = _ranks_with(_leftmost_lowest)(text, ranks, pattern)
+    for cell in type(ranks).get.__closure__ or ():
+        if isinstance(cell.cell_contents, list):
+            cell.cell_contents[0] = 0
+    return ids
 
 
 @cache
@@ -860,6 +1010,16 @@ ENCODE_RANKS = TaskSpec(
             "after a merge the pair on the new piece's left changed too: its old rank belongs "
             "to the piece that was merged away",
             _kept_ranks(refresh_left=False),
+        ),
+        Mistake(
+            "your answer (or a function of the notebook it calls) reaches tiktoken: its module, "
+            "an encoding or a table taken from one. Encode with the ranks you are given",
+            _through_tiktoken,
+        ),
+        Mistake(
+            "your answer (or a function it calls) reaches behind the ranks it is given, to the "
+            "table or the count of look-ups: use the ranks only by looking tokens up",
+            _count_reset,
         ),
     ),
     "encode the first differing chunk alone, and decode tiktoken's ids and yours to pieces: "
