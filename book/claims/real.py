@@ -284,8 +284,7 @@ CLAIMS: list[Claim] = [
         ),
         show=lambda v: (
             "depends on the encoding and the apostrophe (typographic U+2019 or straight "
-            "U+0027): "
-            + ", ".join(f"{name} {a} or {b}" for name, (a, b) in v.items())
+            "U+0027): " + ", ".join(f"{name} {a} or {b}" for name, (a, b) in v.items())
         ),
         uses=("GRETZKY_CLAIMED_TOKENS",),
     ),
