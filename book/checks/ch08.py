@@ -342,31 +342,30 @@ PARTIAL_SHARE = TaskSpec(
 
 
 # The task rules out decode_with_offsets, which gives the same numbers. While the answer runs,
-# the probe watches every call of a Python function: a call of tiktoken's decode_with_offsets,
-# by whatever name the answer reached it (the class attribute, or the function saved under
-# another name), makes the probe return a marker instead of the answer's starts.
+# the probe swaps the code of tiktoken's function for one that counts its calls: every name the
+# answer may reach it by (the class attribute, or the function saved under another name) is
+# that one function object, so each call is counted; an answer that made any returns a marker.
+# (The grader refuses sys.setprofile, which would watch calls without touching tiktoken.)
 NO_OFFSETS = """
 def probe(answer, text, encoding_name):
-    import os
-    import sys
+    import types
 
     import tiktoken.core
 
-    core = os.path.realpath(tiktoken.core.__file__)
+    function = tiktoken.core.Encoding.__dict__["decode_with_offsets"]
+    code, defaults = function.__code__, function.__defaults__
+    original = types.FunctionType(code, function.__globals__, function.__name__)
     calls = []
 
-    def watch(frame, event, arg):
-        code = frame.f_code
-        if event == "call" and code.co_name == "decode_with_offsets":
-            if os.path.realpath(code.co_filename) == core:
-                calls.append(code)
+    def counted(self, tokens, calls=calls, original=original):
+        calls.append(len(tokens))
+        return original(self, tokens)
 
-    before = sys.getprofile()
-    sys.setprofile(watch)
+    function.__code__, function.__defaults__ = counted.__code__, counted.__defaults__
     try:
         starts = answer(text, encoding_name)
     finally:
-        sys.setprofile(before)
+        function.__code__, function.__defaults__ = code, defaults
     return "called decode_with_offsets" if calls else starts
 """
 
