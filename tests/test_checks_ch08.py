@@ -161,6 +161,27 @@ def test_calling_decode_with_offsets_earns_nothing(capsys):
     assert "0/3 points" in text and "decode_with_offsets" in text
 
 
+SAVED = tiktoken.Encoding.decode_with_offsets
+
+
+def test_decode_with_offsets_saved_under_another_name_earns_nothing(capsys):
+    """The probe watches the function, not the class attribute: a copy saved before it runs
+    (the fresh review's dodge) is caught too."""
+
+    def offsets(text, encoding_name):
+        enc = get_encoding(encoding_name)
+        return SAVED(enc, enc.encode_ordinary(text))[1]
+
+    assert "0/3 points" in line(capsys, ch08.check, "token_starts", offsets)
+
+
+def test_an_int_zero_for_no_text_is_the_share_zero(capsys):
+    def share(text, encoding_name):
+        return partial_right(text, encoding_name) if text else 0
+
+    assert "3/3 points" in line(capsys, ch08.check, "partial_share", share)
+
+
 def test_a_known_mistake_is_named_and_the_answer_never_printed(capsys):
     spec = ch08.PARTIAL_SHARE
     text = line(capsys, ch08.check, "partial_share", spec.mistakes[0].function)
@@ -179,8 +200,11 @@ def test_the_passages_reference_keeps_the_text_and_agrees_with_decoding(text, na
 
 
 @given(TEXTS, st.sampled_from(ch08.ENCODINGS))
-def test_token_starts_by_bytes_match_the_text(text, name):
-    assert ch08.token_starts_reference(text, name) == starts_right(text, name)
+def test_token_starts_by_bytes_match_the_text_and_tiktoken(text, name):
+    starts = ch08.token_starts_reference(text, name)
+    enc = get_encoding(name)
+    assert starts == starts_right(text, name)
+    assert starts == enc.decode_with_offsets(enc.encode_ordinary(text))[1]
 
 
 NUMBERS = st.lists(st.sampled_from(["1", "23", "4567", " ", "x", "²", "١٢", "\n", ".", "é"]))

@@ -11,13 +11,13 @@ a sentence (in context, not alone). Every group of cases catches each known mist
 from __future__ import annotations
 
 import functools
+import math
 import random
 
 import regex
 import tiktoken
 
 from book import corpora
-from book.checks.answers import close
 from book.checks.ch06 import DIGITS_RIGHT_REFERENCE
 from book.checks.spec import (
     Cases,
@@ -35,6 +35,7 @@ from book.tokenizers.bpe.patterns import CL100K_PATTERN
 ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
 DIGIT_RUN = regex.compile(r"\p{N}+")  # what cl100k_base's \p{N}{1,3} cuts into chunks
 ASCII_RUN = regex.compile("[0-9]+")  # the digits a learner may take for all of them
+DECIMAL_RUN = regex.compile(r"\d+")  # decimal digits of every script, but not ², ½ or Ⅻ
 
 
 def _pieces(text: str, encoding_name: str, encode: str = "encode_ordinary") -> list[bytes]:
@@ -94,6 +95,25 @@ def _passages_zero_only(text, encoding_name, max_tokens):
     return _passages(text, encoding_name, max(max_tokens, 1))
 
 
+def _passages_by_decoding(text, encoding_name, max_tokens):
+    """Gives tokens back while the decoded passage holds a '\ufffd', a real one included."""
+    if max_tokens < 1:
+        raise ValueError(max_tokens)
+    enc = get_encoding(encoding_name)
+    ids, passages, i = enc.encode_ordinary(text), [], 0
+    while i < len(ids):
+        j = min(i + max_tokens, len(ids))
+        while j > i and REPLACEMENT in enc.decode(ids[i:j]):
+            j -= 1
+        if j == i:
+            j = i + 1
+            while j < len(ids) and REPLACEMENT in enc.decode(ids[i:j]):
+                j += 1
+        passages.append(enc.decode(ids[i:j]))
+        i = j
+    return passages
+
+
 def _passages_every(text, encoding_name, max_tokens):
     if max_tokens < 1:
         raise ValueError(max_tokens)
@@ -103,6 +123,7 @@ def _passages_every(text, encoding_name, max_tokens):
 
 
 EMOJI = " 🌍 and 😀 ok"  # gpt2: each emoji is three tokens, the first holding the space
+REPLACEMENT = "\ufffd"  # a real character in the text, which a token may hold whole
 
 
 def _passages_examples() -> Cases:
@@ -111,6 +132,7 @@ def _passages_examples() -> Cases:
         ((EMOJI, "gpt2", 2), "give tokens back rather than cut a character"),
         ((EMOJI, "gpt2", 1), "a character that needs more tokens than allowed goes whole"),
         (("a <|endoftext|> b", "cl100k_base", 2), "a special token's text is text"),
+        ((f"ok {REPLACEMENT} fine", "gpt2", 2), "a real '\ufffd' is a whole character"),
         (("", "gpt2", 5), "no text"),
         (("abc", "gpt2", 0), "max_tokens < 1 raises ValueError"),
         (("abc", "gpt2", -2), "a negative max_tokens too"),
@@ -125,23 +147,30 @@ def _passages_scripts() -> Cases:
         ((passages["Amharic"][:200] + " 👨‍👩‍👧", "o200k_base", 7), "Amharic"),
         ((passages["Chinese"][:200] + "<|endoftext|>", "gpt2", 10), "Chinese"),
         (("日本語 🦙🦙 ok", "gpt2", 1), ""),
+        ((f"नमस्ते {REPLACEMENT} दुनिया 🙂", "o200k_base", 2), "a real '\ufffd'"),
         (("नमस्ते", "gpt2", -1), "max_tokens < 1 raises ValueError"),
     ]
 
 
 def _passages_hidden(rng: random.Random) -> Cases:
-    """Random texts with emoji, drawn until tokens must be given back and a character needs
-    more tokens than allowed (rejection sampling: targeted, and the same for one rng)."""
+    """Random texts with emoji and a real '\ufffd', drawn until tokens must be given back and
+    a character needs more tokens than allowed (rejection sampling: targeted, and the same for
+    one rng)."""
     code = window(rng, corpora.code("python"), 300)
     while True:
         emoji = rng.sample(["🦙", "👍🏽", "🌍", "😀", "👨‍👩‍👧"], 2)
-        text = f"{random_text(rng, rng.randint(1, 4))} {emoji[0]} ab {emoji[1]}<|endoftext|>"
+        text = (
+            f"{random_text(rng, rng.randint(1, 4))} {emoji[0]} ab {emoji[1]}"
+            f"{REPLACEMENT} x<|endoftext|>"
+        )
         args = (text, "gpt2", rng.randint(2, 4))
         expected = passages_reference(*args)
         short = (text, "gpt2", 1)
-        if _passages(*args, back=False) != expected and _passages(
-            *short, whole=False
-        ) != passages_reference(*short):
+        if (
+            _passages(*args, back=False) != expected
+            and _passages_by_decoding(*args) != expected
+            and _passages(*short, whole=False) != passages_reference(*short)
+        ):
             return [
                 (args, "random"),
                 (short, "random"),
@@ -172,6 +201,11 @@ PASSAGES = TaskSpec(
         Mistake(
             "a character that alone needs more than max_tokens tokens goes whole into one passage",
             lambda text, name, n: _passages(text, name, n, whole=False),
+        ),
+        Mistake(
+            "a '\ufffd' in the decoded passage is not proof of a cut character: the text may "
+            "hold a real one (U+FFFD, three valid bytes); look at the bytes of the tokens",
+            _passages_by_decoding,
         ),
         Mistake(
             "encode with encode_ordinary: a special token's text in a document is text",
@@ -223,7 +257,10 @@ def _share(text, encoding_name, is_partial, encode="encode_ordinary") -> float:
     return sum(map(is_partial, pieces)) / len(pieces) if pieces else 0.0
 
 
-REPLACEMENT = "\ufffd"  # a real character in the text, which a token may hold whole
+def _same_share(got, expected) -> bool:
+    """Shares equal up to rounding: an int 0 for no text is the same share as 0.0."""
+    number = isinstance(got, (int, float)) and not isinstance(got, bool)
+    return number and math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
 
 
 def _share_examples() -> Cases:
@@ -298,45 +335,54 @@ PARTIAL_SHARE = TaskSpec(
     "that are not whole characters, out "
     "of all its tokens; look at the tokens of the first case that differs in the chapter's "
     "viewer.",
-    compare=close,
+    compare=_same_share,
 )
 
 # --- Task 3: where each token starts in the text ----------------------------------------------
 
 
-# tiktoken's own offsets, kept before any probe watches the method (the reference may use it).
-_DECODE_WITH_OFFSETS = tiktoken.Encoding.decode_with_offsets
-
-# The task rules out decode_with_offsets, which gives the same numbers: while the answer runs,
-# the probe counts the calls made to it, and an answer that made any returns a marker.
+# The task rules out decode_with_offsets, which gives the same numbers. While the answer runs,
+# the probe swaps the code of tiktoken's function for one that counts its calls: every name the
+# answer may reach it by (the class attribute, or the function saved under another name) is
+# that one function object, so each call is counted; an answer that made any returns a marker.
+# (The grader refuses sys.setprofile, which would watch calls without touching tiktoken.)
 NO_OFFSETS = """
 def probe(answer, text, encoding_name):
-    import tiktoken
+    import types
 
-    original = tiktoken.Encoding.decode_with_offsets
+    import tiktoken.core
+
+    function = tiktoken.core.Encoding.__dict__["decode_with_offsets"]
+    code, defaults = function.__code__, function.__defaults__
+    original = types.FunctionType(code, function.__globals__, function.__name__)
     calls = []
 
-    def counted(self, tokens):
+    def counted(self, tokens, calls=calls, original=original):
         calls.append(len(tokens))
         return original(self, tokens)
 
-    tiktoken.Encoding.decode_with_offsets = counted
+    function.__code__, function.__defaults__ = counted.__code__, counted.__defaults__
     try:
         starts = answer(text, encoding_name)
     finally:
-        tiktoken.Encoding.decode_with_offsets = original
+        function.__code__, function.__defaults__ = code, defaults
     return "called decode_with_offsets" if calls else starts
 """
 
 
 def token_starts_reference(text: str, encoding_name: str) -> list[int]:
-    """The index in text of the character where each token starts (tiktoken's offsets).
+    """The index in text of the character where each token starts: the number of whole
+    characters in the bytes before the token (the numbers tiktoken's decode_with_offsets gives,
+    worked out without it, as the task asks).
 
     >>> token_starts_reference(" 🌍 hi", "gpt2")
     [0, 1, 1, 2]
     """
-    enc = get_encoding(encoding_name)
-    return _DECODE_WITH_OFFSETS(enc, enc.encode_ordinary(text))[1]
+    starts, before = [], b""
+    for piece in _pieces(text, encoding_name):
+        starts.append(len(before.decode("utf-8", "ignore")))  # a cut character is dropped
+        before += piece
+    return starts
 
 
 def _starts_by_offsets(text, encoding_name):
@@ -406,7 +452,8 @@ TOKEN_STARTS = TaskSpec(
         ),
         Mistake(
             "the task asks for the starts worked out from the tokens' bytes: decode_with_offsets "
-            "is what the check compares with, and calling it earns nothing",
+            "gives the numbers the check compares with, and calling it, under whatever name, "
+            "earns nothing",
             _starts_by_offsets,
         ),
     ),
@@ -533,7 +580,7 @@ ENCODE_DIGITS = TaskSpec(
         ),
         Mistake(
             "only the digits 0-9 are grouped from the right: a run of digits is every character "
-            "of category N (\\p{N}), ½ and ² included",
+            "Unicode counts as a number (category N), ½ and ² included",
             _digits_by(r"[0-9]{1,3}(?=(?:[0-9]{3})*(?![0-9]))|\p{N}{1,3}+"),
         ),
         Mistake(
@@ -628,14 +675,21 @@ def _pieces_ascii(text, encoding_name):
     return _cut_runs(text, set(token_starts_reference(text, encoding_name)), ASCII_RUN)
 
 
+def _pieces_decimal(text, encoding_name):
+    """The reference's cuts, for runs of decimal digits only (\\d)."""
+    return _cut_runs(text, set(token_starts_reference(text, encoding_name)), DECIMAL_RUN)
+
+
 def _pieces_examples() -> Cases:
     return [
         (("in 381 AD", "gpt2"), "the space belongs to the token"),
         (("in 380 and 381, 127 and 677", "gpt2"), ""),
         (("(381) and $381, not 381", "gpt2"), "no space before a number"),
         (("a café 381 km from 1910 1966", "gpt2"), "str indices, and one run per number"),
-        (("in ४५६७, 1910 1966", "gpt2"), "a digit is what \\p{N} matches"),
+        (("in ४५६७, 1910 1966", "gpt2"), "another script's digits are digits"),
         (("in ४५६७ and 1234567", "cl100k_base"), ""),
+        (("x² = 4 and 1½ cups", "gpt2"), "² and ½ are in category N too"),
+        (("Chapter Ⅻ, 1234² m", "o200k_base"), ""),
         (("in 381 and 2024", "o200k_base"), ""),
         (("no numbers", "gpt2"), ""),
     ]
@@ -654,14 +708,21 @@ def _split_in_context(rng: random.Random) -> str:
 
 def _pieces_hidden(rng: random.Random) -> Cases:
     """gpt2 with a number cut in context, after a space, after a non-ASCII word and right after
-    punctuation, then years in a row; numbers of another digit system under the others."""
+    punctuation, then years in a row; under the others, a number ending in a character of
+    category N that is not a decimal digit, and numbers of another digit system."""
     number = _split_in_context(rng)
     years = " ".join(str(rng.randint(1900, 2099)) for _ in range(3))
     word = rng.choice(["café", "naïve", "日本", "Ωμέγα"])
     other = "".join(rng.choice("०१२३४५६७८९") for _ in range(rng.randint(4, 7)))
     return [
         ((f"{random_text(rng, 2)} {word} {number} ({number}) in {years}", "gpt2"), "random"),
-        ((f"{number} x {rng.randint(10**4, 10**8)} {other}", rng.choice(ENCODINGS[1:])), "random"),
+        (
+            (
+                f"{number} x {rng.randint(10**4, 10**8)}{rng.choice('²³½¼Ⅻ')} {other}",
+                rng.choice(ENCODINGS[1:]),
+            ),
+            "random",
+        ),
     ]
 
 
@@ -706,6 +767,11 @@ DIGIT_PIECES = TaskSpec(
             "a run of digits is every character of category N, digits of other systems "
             "(४५६७) included",
             _pieces_ascii,
+        ),
+        Mistake(
+            "a run of digits is every character of category N: \\d leaves out ², ½ and Ⅻ, "
+            "which are numbers but not decimal digits",
+            _pieces_decimal,
         ),
     ),
     "each piece is the part of one run of digits that one token of the whole text holds; "

@@ -283,8 +283,8 @@ CLAIMS: list[Claim] = [
             else claimed == next(iter(computed.values()))[0]
         ),
         show=lambda v: (
-            "depends on the encoding and the apostrophe (\u2019 or '): "
-            + ", ".join(f"{name} {a} or {b}" for name, (a, b) in v.items())
+            "depends on the encoding and the apostrophe (typographic U+2019 or straight "
+            "U+0027): " + ", ".join(f"{name} {a} or {b}" for name, (a, b) in v.items())
         ),
         uses=("GRETZKY_CLAIMED_TOKENS",),
     ),
