@@ -242,9 +242,7 @@ def _ids_or_book(tied: list, tie_break: str, ids: dict) -> tuple:
     return _book_rules(tied, tie_break, ids)
 
 
-def _trainer(
-    pick, order=None, min_count=1, rules=RULES, marker_sorted=False, seen=False, lazy=""
-):
+def _trainer(pick, order=None, min_count=1, rules=RULES, marker_sorted=False, seen=False, lazy=""):
     """A trainer that picks among the pairs tied at the top count with pick(tied, tie_break,
     ids), where ``ids`` numbers the tokens as the chapter's vocabulary does: the sorted
     characters, the marker, then each merge's new token (a token made twice keeps its first
@@ -413,7 +411,9 @@ TRAIN_BPE = TaskSpec(
         Mistake(
             "your 'ids' rule takes the tied pair seen first, as 'first' does: it must compare "
             "the tokens' ids",
-            _trainer(lambda tied, rule, ids: _book_rules(tied, "first" if rule == "ids" else rule, ids)),
+            _trainer(
+                lambda tied, rule, ids: _book_rules(tied, "first" if rule == "ids" else rule, ids)
+            ),
         ),
         Mistake(
             "this is the chapter's trainer: it ignores tie_break, so every rule takes the pair "
@@ -718,9 +718,7 @@ ENCODE_FALLBACK = TaskSpec(
         Mistake(
             "spell the characters as they are: normalising the text first changes what an "
             "unknown character's bytes are",
-            _encode_with(
-                lambda ch: [byte_token(b) for b in ch.encode("utf-8")], normal="NFC"
-            ),
+            _encode_with(lambda ch: [byte_token(b) for b in ch.encode("utf-8")], normal="NFC"),
         ),
         Mistake(
             "write the hex digits in upper case, as SentencePiece does",
