@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 import re
+import unicodedata
 from collections import Counter
 from functools import cache, lru_cache
 from itertools import islice
@@ -51,6 +52,7 @@ FIRST_IN_A_RARE_WORD = {"cd": 1, "cdx": 1, "ab": 2}
 # With the marker every pair occurs once: ('a', 'b') has the smallest ids, ('a', '</w>') the
 # smallest strings ('<' sorts before the letters).
 MARKER_LAST = {"ab": 1, "a": 1}
+SAME_LEFT = {"ac": 1, "ab": 1}  # ('a', 'c') is seen first, ('a', 'b') has the smaller ids
 OVERLAP = {"aaaa": 2, "aaab": 1, "b": 5, "baaa": 1}
 # CS336's case: ('BA', 'A') and ('B', 'ZZ') tie; as pairs ('BA', 'A') is greater, as joined
 # strings 'BZZ' > 'BAA'.
@@ -212,7 +214,9 @@ RULES = ("first", "lexicographic", "ids")
 def train_reference(
     freqs: dict[str, int], num_merges: int, end_of_word: str | None = "</w>", tie_break="first"
 ) -> list:
-    """The merges with any of the three tie-breaks (ValueError for another rule)."""
+    """The merges with any of the three tie-breaks (ValueError for another rule, at once)."""
+    if tie_break not in RULES:  # the book's trainer would wait for the first round
+        raise ValueError(f"tie_break must be one of {RULES}, not {tie_break!r}")
     if tie_break == "ids":
         return _trainer(_smallest_ids)(freqs, num_merges, end_of_word, tie_break)
     splits = initial_splits(freqs, end_of_word)
@@ -238,20 +242,26 @@ def _ids_or_book(tied: list, tie_break: str, ids: dict) -> tuple:
     return _book_rules(tied, tie_break, ids)
 
 
-def _trainer(pick, order=None, min_count=1, rules=RULES, marker_sorted=False):
+def _trainer(pick, order=None, min_count=1, rules=RULES, marker_sorted=False, seen=False, lazy=""):
     """A trainer that picks among the pairs tied at the top count with pick(tied, tie_break,
     ids), where ``ids`` numbers the tokens as the chapter's vocabulary does: the sorted
     characters, the marker, then each merge's new token (a token made twice keeps its first
     id). The options make mistakes: the words reordered by ``order``, training stopped below
     ``min_count``, only ``rules`` known (None: any rule accepted), the marker sorted among the
-    characters.
+    characters, the characters numbered in the order they are ``seen``, an unknown rule
+    rejected only when a round runs (``lazy="round"``) or a tie is broken (``lazy="tie"``).
     """
 
-    def train(freqs, num_merges, end_of_word="</w>", tie_break="first"):
+    def reject(tie_break):
         if rules is not None and tie_break not in rules:
             raise ValueError(f"unknown tie_break {tie_break!r}")
+
+    def train(freqs, num_merges, end_of_word="</w>", tie_break="first"):
+        if not lazy:
+            reject(tie_break)
         freqs = dict(order(freqs)) if order else freqs
-        alphabet = sorted({ch for word in freqs for ch in word})
+        alphabet = list(dict.fromkeys(ch for word in freqs for ch in word))
+        alphabet = alphabet if seen else sorted(alphabet)
         marker = [] if end_of_word is None else [end_of_word]
         ids: dict[str, int] = {}
         for token in sorted(alphabet + marker) if marker_sorted else alphabet + marker:
@@ -262,13 +272,27 @@ def _trainer(pick, order=None, min_count=1, rules=RULES, marker_sorted=False):
             top = max(counts.values(), default=0)
             if top < min_count:
                 break
-            best = pick([pair for pair, n in counts.items() if n == top], tie_break, ids)
+            tied = [pair for pair, n in counts.items() if n == top]
+            if lazy == "round" or (lazy == "tie" and len(tied) > 1):
+                reject(tie_break)
+            best = pick(tied, tie_break, ids)
             merges.append((best, top))
             ids.setdefault(joined(0, best), len(ids))
             splits = merge_pair(splits, best)
         return merges
 
     return train
+
+
+def _ids_by(key):
+    """A pick that breaks 'ids' ties by key(pair, ids) and the other two rules rightly."""
+
+    def pick(tied: list, tie_break: str, ids: dict) -> tuple:
+        if tie_break == "ids":
+            return min(tied, key=lambda pair: key(pair, ids))
+        return _book_rules(tied, tie_break, ids)
+
+    return pick
 
 
 def _rules(freqs: dict, marker, sizes=(3, 12, 40)) -> Cases:
@@ -281,6 +305,9 @@ def _train_walkthroughs() -> Cases:
         ((dict(CS336), 3, None, "lexicographic"), "CS336's tie: compare pairs, not joined strings"),
         ((dict(FIRST_NOT_GREATEST), 2, None), "the default tie_break is 'first'"),
         ((dict(TIES), 2, None, "last"), "any other rule raises ValueError"),
+        (({"ab": 3}, 2, None, "last"), "any other rule raises ValueError, with no tie too"),
+        (({"a": 3}, 2, None, "hf"), "any other rule raises ValueError, with no pair too"),
+        ((dict(SAME_LEFT), 2, None, "ids"), "the same left symbol: the right ids decide"),
         ((dict(CAT), 15, None, "first"), "pairs that occur once are merged too"),
         ((dict(CAT), 15, None, "ids"), "pairs that occur once are merged too"),
         ((dict(FIRST_IN_A_RARE_WORD), 1, None, "first"), "first in the data, not most frequent"),
@@ -299,31 +326,48 @@ def _train_ties() -> Cases:
         (FIRST_NOT_GREATEST, None),
         (FIRST_IN_A_RARE_WORD, None),
         (LATE_TIE, "</w>"),
+        (SAME_LEFT, "</w>"),
         (OVERLAP, None),
         (MARKER_LAST, "</w>"),
         (CS336, None),
         (CS336, "</w>"),
     ]:
         cases += _rules(freqs, marker, (1, 4, 12))
-    return cases + [((dict(TIES), 3, None, "greatest"), "any other rule raises ValueError")]
+    return cases + [
+        ((dict(TIES), 3, None, "greatest"), "any other rule raises ValueError"),
+        (({"ab": 3}, 1, None, "ids "), "any other rule raises ValueError, with no tie too"),
+        ((dict(TIES), 0, None, "first!"), "any other rule raises ValueError, with no merge too"),
+    ]
 
 
 def _train_draw(rng: random.Random) -> tuple:
-    """One random case: made-up words and a rule, CS336's two ties, a rule that is none, a tie
-    that the marker's id decides, or a tie first seen in rare words."""
-    kind = rng.choice(["random", "random", "random", "cs336", "no rule", "marker", "rare"])
+    """One random case: made-up words and a rule, CS336's two ties, a tie that the marker's
+    id decides, two tied pairs with the same left symbol, a tie first seen in rare words, or a
+    rule that is none (with ties, with one pair and no tie, or with no pair at all)."""
+    kinds = ["random", "random", "random", "cs336", "marker", "same left", "rare"]
+    kinds += ["no rule", "no rule, no tie", "no rule, no pair"]
+    kind = rng.choice(kinds)
     x, y, z, u, v = rng.sample("abcdefgh", 5)
     if kind == "cs336":
         return _cs336_like(rng), rng.randint(3, 6), None, "lexicographic"
     if kind == "marker":  # (x, y), (y, marker) and (x, marker) tie; x < y
         x, y = sorted((x, y))
         return {x + y: 2, x: 2}, rng.randint(1, 4), rng.choice(["</w>", "_"]), "ids"
+    if kind == "same left":  # (x, z) seen first, (x, y) has the smaller right id
+        y, z = sorted((y, z))
+        n = rng.randint(1, 5)
+        return {x + z: n, x + y: n}, rng.randint(1, 4), rng.choice([None, "</w>"]), "ids"
     if kind == "rare":  # (x, y) seen first, in two rare words; (u, v) in a frequent one
         freqs = {x + y: 1, x + y + z: 1, u + v: 2}
         return freqs, rng.randint(1, 4), rng.choice([None, "</w>"]), "first"
+    rule = rng.choice(["last", "greatest", "hf", "Lexicographic"])
+    if kind == "no rule, no tie":
+        return {x + y: rng.randint(1, 9)}, rng.randint(1, 3), None, rule
+    if kind == "no rule, no pair":  # one-letter words, or no merge asked for
+        return {x: rng.randint(1, 9), u: rng.randint(1, 9)}, rng.randint(0, 3), None, rule
     freqs = _random_freqs(rng, rng.choice(["abcde", "ab"]))
-    rule = rng.choice(["last", "greatest", "hf", "Lexicographic"]) if kind == "no rule" else None
-    return freqs, rng.randint(4, 15), rng.choice([None, "</w>", "_"]), rule or rng.choice(RULES)
+    rule = rule if kind.startswith("no rule") else rng.choice(RULES)
+    return freqs, rng.randint(4, 15), rng.choice([None, "</w>", "_"]), rule
 
 
 def _train_hidden(rng: random.Random) -> Cases:
@@ -352,6 +396,23 @@ TRAIN_BPE = TaskSpec(
                     if rule == "lexicographic"
                     else _ids_or_book(tied, rule, ids)
                 )
+            ),
+        ),
+        Mistake(
+            "an unknown tie_break must raise ValueError at once, even when there is no pair "
+            "to merge",
+            _trainer(_ids_or_book, lazy="round"),
+        ),
+        Mistake(
+            "an unknown tie_break must raise ValueError at once, even when training never "
+            "has a tie to break",
+            _trainer(_ids_or_book, lazy="tie"),
+        ),
+        Mistake(
+            "your 'ids' rule takes the tied pair seen first, as 'first' does: it must compare "
+            "the tokens' ids",
+            _trainer(
+                lambda tied, rule, ids: _book_rules(tied, "first" if rule == "ids" else rule, ids)
             ),
         ),
         Mistake(
@@ -401,19 +462,30 @@ TRAIN_BPE = TaskSpec(
         Mistake(
             "'ids' compares the tokens' ids, not their strings: the marker and every merged "
             "token come after all the characters",
-            _trainer(
-                lambda tied, rule, ids: min(tied) if rule == "ids" else _book_rules(tied, rule, ids)
-            ),
+            _trainer(_ids_by(lambda pair, ids: pair)),
+        ),
+        Mistake(
+            "'ids' compares the tokens' ids, not their lengths: a merged token's id is its "
+            "place in the order the merges were learned",
+            _trainer(_ids_by(lambda pair, ids: (len(pair[0]), pair[0], len(pair[1]), pair[1]))),
         ),
         Mistake(
             "'ids' takes the tied pair with the smallest ids, not the greatest",
-            _trainer(
-                lambda tied, rule, ids: (
-                    max(tied, key=lambda p: (ids[p[0]], ids[p[1]]))
-                    if rule == "ids"
-                    else _book_rules(tied, rule, ids)
-                )
-            ),
+            _trainer(_ids_by(lambda pair, ids: (-ids[pair[0]], -ids[pair[1]]))),
+        ),
+        Mistake(
+            "'ids' compares the left symbols' ids first, and only when they are equal the "
+            "right symbols' ids",
+            _trainer(_ids_by(lambda pair, ids: ids[pair[0]])),
+        ),
+        Mistake(
+            "'ids' compares the two ids one after the other, left first; their sum mixes them up",
+            _trainer(_ids_by(lambda pair, ids: ids[pair[0]] + ids[pair[1]])),
+        ),
+        Mistake(
+            "the characters' ids follow their sorted order, as in the chapter's vocabulary, "
+            "not the order in which they first occur",
+            _trainer(_ids_or_book, seen=True),
         ),
         Mistake(
             "the marker's id comes after every character's, as in the chapter's vocabulary, "
@@ -548,8 +620,12 @@ def byte_token(byte: int) -> str:
     return f"<0x{byte:02X}>"
 
 
-def _encode_with(spell_unknown, order=1, marker=True):
+def _encode_with(spell_unknown, order=1, marker=True, normal=""):
+    """encode_fallback, or a mistake: unknown characters spelled another way, the merges
+    replayed in another order, no marker, the text normalised first (``normal``)."""
+
     def encode(text: str, merges: list, alphabet: list[str]) -> list[str]:
+        text = unicodedata.normalize(normal, text) if normal else text
         known, tokens = set(alphabet), []
         for word in text.split():
             symbols: list[str] = []
@@ -584,6 +660,7 @@ FALLBACK_TEXTS = [
     ("  lower\tnewest\n", "whitespace runs"),
     ("", "no words"),
     ("naïve Straße widest", ""),
+    ("cafe\u0301 low\x07er", "a decomposed é and a control character, as they are"),
 ]
 
 
@@ -608,13 +685,21 @@ def _fallback_text(rng: random.Random) -> str:
     )
 
 
-def _encode_hidden(rng: random.Random) -> Cases:
-    merges, english = _english_merges()
-    low, alphabet = _low_model()
-    return [
-        ((_fallback_text(rng), merges, english), "random"),
-        ((_fallback_text(rng), low, alphabet), "random"),
+def _encode_draw(rng: random.Random) -> tuple:
+    """One random case: a random text with an unknown accented letter, an English word, a
+    letter written with a combining mark, and a control character below 0x10 inside a word,
+    under Shakespeare's merges or the low corpus's."""
+    words = [
+        _fallback_text(rng),
+        rng.choice(["cafe\u0301", "n\u0303o", "A\u030angstr\u00f6m"]),
+        rng.choice(["lo", "ne", "the"]) + rng.choice("\x00\x01\x07\x08\x0e\x0f") + "w",
     ]
+    rng.shuffle(words)
+    return " ".join(words), *rng.choice([_english_merges(), _low_model()])
+
+
+def _encode_hidden(rng: random.Random) -> Cases:
+    return drawn_until_caught(rng, _encode_draw, ENCODE_FALLBACK)
 
 
 ENCODE_FALLBACK = TaskSpec(
@@ -625,6 +710,15 @@ ENCODE_FALLBACK = TaskSpec(
         Mistake(
             "an unknown character becomes one token per UTF-8 byte, not one per character",
             _encode_with(lambda ch: [f"<0x{ord(ch):02X}>"]),
+        ),
+        Mistake(
+            "each byte is written with two hex digits, a leading zero included",
+            _encode_with(lambda ch: [f"<0x{b:X}>" for b in ch.encode("utf-8")]),
+        ),
+        Mistake(
+            "spell the characters as they are: normalising the text first changes what an "
+            "unknown character's bytes are",
+            _encode_with(lambda ch: [byte_token(b) for b in ch.encode("utf-8")], normal="NFC"),
         ),
         Mistake(
             "write the hex digits in upper case, as SentencePiece does",
@@ -653,9 +747,13 @@ ENCODE_FALLBACK = TaskSpec(
 BYTE_TOKENS = {byte_token(b): bytes([b]) for b in range(256)}
 
 
-def _decode_with(errors="strict", per_token=False, marker_late=False, keep_space=False):
+def _drop_last_space(text: str) -> str:
+    return text.removesuffix(" ")
+
+
+def _decode_with(errors="strict", per_token=False, marker_late=False, end=_drop_last_space):
     """decode_fallback, or a mistake: the errors rule, each token decoded on its own, the
-    marker replaced after decoding, the last space kept."""
+    marker replaced after decoding, another ``end`` than dropping one final space."""
 
     def decode(tokens: list[str]) -> str:
         def piece(token):
@@ -667,8 +765,7 @@ def _decode_with(errors="strict", per_token=False, marker_late=False, keep_space
             text = "".join(p.decode("utf-8", "replace") for p in pieces)
         else:
             text = b"".join(pieces).decode("utf-8", errors)
-        text = text.replace("</w>", " ") if marker_late else text
-        return text if keep_space else text.removesuffix(" ")
+        return end(text.replace("</w>", " ") if marker_late else text)
 
     return decode
 
@@ -680,6 +777,15 @@ def _decode_latin1(tokens: list[str]) -> str:
     """A mistake: each byte token read as the character with that number (Latin-1)."""
     text = "".join(chr(BYTE_TOKENS[t][0]) if t in BYTE_TOKENS else t for t in tokens)
     return text.replace("</w>", " ").removesuffix(" ")
+
+
+def _decode_prefix(tokens: list[str]) -> str:
+    """A mistake: every token that begins like a byte token read as one."""
+    data = b"".join(
+        bytes([int(t[3:5], 16)]) if t.startswith("<0x") else t.replace("</w>", " ").encode()
+        for t in tokens
+    )
+    return data.decode("utf-8").removesuffix(" ")
 
 
 def _decode_as_text(tokens: list[str]) -> str:
@@ -705,6 +811,11 @@ def _decode_examples() -> Cases:
         ((["low", "<", "/", "w", ">", "</w>"],), "known characters that spell the marker are text"),
         ((["<", "0", "x", "4", "1", ">", "</w>"],), "known characters that spell a byte token"),
         (([],), "no tokens"),
+        ((["a", "<0x20>", "</w>"],), "a space from a byte token is text"),
+        ((["a", "<0x09>", "<0x20>", "</w>"],), "a tab and a space from byte tokens are text"),
+        ((["<0x09>", "a", "</w>"],), "a tab from a byte token is text"),
+        ((["lo", "w"],), "no marker at the end: no space to drop"),
+        ((["<0x4", "1>", "</w>"],), "a token that only begins like a byte token is text"),
     ]
 
 
@@ -715,6 +826,7 @@ def _decode_hidden(rng: random.Random) -> Cases:
     rng.shuffle(spelled)  # the marker's bytes, in some order: still text
     at = rng.choice([0] + [i + 1 for i, token in enumerate(tokens) if token == "</w>"])
     broken = [byte_token(rng.choice([0xC3, 0xE2, 0xF0, 0x80])), "</w>"]
+    digit = rng.choice("0123456789ABCDEF")
     return [
         ((tokens,), "random"),
         ((tokens[:at] + [byte_token(b) for b in b"</w>"] + tokens[at:],), "random"),
@@ -729,6 +841,9 @@ def _decode_hidden(rng: random.Random) -> Cases:
             "random",
         ),
         ((tokens + broken,), "random"),
+        ((tokens + [*rng.choice([["<0x20>"], ["<0x09>", "<0x20>"]]), "</w>"],), "random"),
+        ((tokens + [rng.choice(["low", "e", "<0x41>"])],), "random"),
+        ((tokens + [f"<0x{digit}", f"{rng.choice('0123456789ABCDEF')}>", "</w>"],), "random"),
     ]
 
 
@@ -741,7 +856,31 @@ DECODE_FALLBACK = TaskSpec(
             "one character can span several byte tokens: decoding each token on its own breaks it",
             _decode_with(per_token=True),
         ),
-        Mistake("drop the space after the last word", _decode_with(keep_space=True)),
+        Mistake("drop the space after the last word", _decode_with(end=str)),
+        Mistake(
+            "drop only the one space that the last marker adds: other whitespace at the "
+            "ends of the text is text",
+            _decode_with(end=str.rstrip),
+        ),
+        Mistake(
+            "drop only the one space that the last marker adds: other whitespace at the "
+            "ends of the text is text",
+            _decode_with(end=str.strip),
+        ),
+        Mistake(
+            "drop only the one space that the last marker adds: a space that a byte token "
+            "gives is text",
+            _decode_with(end=lambda text: text.rstrip(" ")),
+        ),
+        Mistake(
+            "drop the last character only when it is a space: tokens need not end with a marker",
+            _decode_with(end=lambda text: text[:-1]),
+        ),
+        Mistake(
+            "a byte token is exactly '<0x', two upper-case hex digits and '>': a token that "
+            "only begins that way is text",
+            _decode_prefix,
+        ),
         Mistake(
             "'</w>' is a space only in a token that is not a byte token: bytes that spell "
             "it are text",
@@ -792,6 +931,7 @@ def _wrong_examples() -> Cases:
     claims = walkthroughs.LOW_MISCOUNTED_PAIR_COUNTS
     hug, hug_merges = walkthroughs.HUG_CLAIMED_PAIR_COUNTS, walkthroughs.HUG_CLAIMED_MERGES
     low_merges = train_reference(LOW, 10)
+    cs336_merges = train_reference(LOW, 3, None, "lexicographic")
     return [
         ((claims, LOW, "</w>", []), ""),
         ((claims, LOW, None, []), "no marker: pairs with </w> never occur, count 0"),
@@ -801,15 +941,27 @@ def _wrong_examples() -> Cases:
         ((hug, HUG, "</w>", hug_merges[:2]), "after two merges"),
         (({("u", "n"): 16, ("h", "ug"): 15}, HUG, None, hug_merges[:1]), "the course's counts"),
         ((made_up, HUG, None, []), "keep the order of claimed"),
+        ((claims, LOW, None, cs336_merges[:3]), "merges learned with CS336's rule"),
+        ((hug, HUG, None, [(("n", "</w>"), 0), (("h", "u"), 0)]), "merges written by hand"),
     ]
 
 
 def _wrong_draw(rng: random.Random) -> tuple:
-    """Claims about made-up words after some merges: mostly right, some off by one, some as
-    they were before the merges, one with the marker, and a pair that never occurs."""
+    """Claims about made-up words after some merges (learned with any of the three rules, or
+    chosen by hand): mostly right, some off by one, some as they were before the merges, one
+    with the marker, and a pair that never occurs."""
     freqs, marker = _random_freqs(rng), rng.choice([None, "</w>"])
-    merges = train_reference(freqs, rng.randint(0, 4), marker)
     spelled = initial_splits(freqs, marker)
+    rule = rng.choice([*RULES, "by hand"])
+    if rule == "by hand":  # pairs that occur, each chosen at random
+        merges, splits = [], spelled
+        for _ in range(rng.randint(1, 4)):
+            pairs = sorted(pair_counts(splits, freqs))
+            if pairs:
+                merges.append((rng.choice(pairs), 0))
+                splits = merge_pair(splits, merges[-1][0])
+    else:
+        merges = train_reference(freqs, rng.randint(0, 4), marker, rule)
     after = pair_counts({w: apply_merges(s, merges) for w, s in spelled.items()}, freqs)
     before = pair_counts(spelled, freqs)
     marked = pair_counts(initial_splits(freqs, "</w>"), freqs)
@@ -852,6 +1004,13 @@ WRONG_COUNTS = TaskSpec(
             lambda c, f, eow, merges: [
                 (p, n) for p, n in wrong_counts_reference(c, f, eow, merges) if n
             ],
+        ),
+        Mistake(
+            "apply the merges you are given: training your own, with the book's rule, gives "
+            "other merges when they were learned with another rule or chosen by hand",
+            lambda c, f, eow, merges: wrong_counts_reference(
+                c, f, eow, train_reference(f, len(merges), eow)
+            ),
         ),
         Mistake(
             "return the true counts of the wrong claims, not the claimed ones",
