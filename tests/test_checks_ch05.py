@@ -12,8 +12,9 @@ from book.checks import ch05
 from book.checks.ch05 import (
     NESTED,
     char_spans_reference,
-    merge_gain_reference,
+    merge_gains,
     shrink_reference,
+    stranded_merges_reference,
     stream_decode_reference,
 )
 from book.grading.calls import judge_in_process
@@ -125,7 +126,7 @@ def test_the_judge_gives_half_right_answers_part_of_the_points():
     grades = {grade.task: grade for grade in judge_in_process(tasks, half)}
     assert {name: grade.points for name, grade in grades.items()} == {
         "shrink": 1,
-        "merge_gain": 1,
+        "stranded_merges": 2,
         "merge_and_update": 3,
         "stream_decode": 3,
         "char_spans": 0,
@@ -145,12 +146,24 @@ def test_shrink_is_encoding_with_fewer_merges():
     assert shrink_reference([258], NESTED, 257) == [98, 256, 256]
 
 
-def test_merge_gain_sums_to_what_encoding_saves():
+def test_merge_gains_sum_to_what_encoding_saves():
     text = "aaa the cat in the hat aaaa"
     tok = ByteTokenizer.train(text, 270)
-    gains = merge_gain_reference(text, list(tok.merges))
+    gains = merge_gains(text, list(tok.merges))
     assert sum(gains) == len(text.encode()) - len(tok.encode(text))
-    assert merge_gain_reference("aaa", [((97, 97), 2)]) == [1]
+    assert merge_gains("aaa", [((97, 97), 2)]) == [1]
+
+
+@given(st.text("abé日 ", max_size=40), st.text("abé日 ", min_size=1, max_size=40))
+def test_stranded_merges_save_nothing_yet_their_bytes_are_in_the_text(training, text):
+    # Each merge's gain measured another way: the tokenizer's encoder (lowest rank first), with
+    # the merges up to it and without it.
+    merges = list(ByteTokenizer.train(training * 2, 280).merges)
+    vocab, stranded = build_vocab(merges), set(stranded_merges_reference(text, merges))
+    lengths = [len(ByteTokenizer(merges[:n]).encode(text)) for n in range(len(merges) + 1)]
+    for rank in range(len(merges)):
+        saves_nothing = lengths[rank] == lengths[rank + 1]
+        assert (rank in stranded) == (saves_nothing and vocab[256 + rank] in text.encode())
 
 
 @given(st.text(max_size=30))

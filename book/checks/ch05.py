@@ -2,13 +2,13 @@
 book.tokenizers.bpe.byte_bpe.
 
 The tasks: shrinking ids to a smaller vocabulary from the ids alone (the probe replaces the
-merges kept by stand-ins, so encoding again fails), what each merge saves on a text (which is
-not its training count), merging while updating the pair counts in place (the probe counts every
-use of its ids and every write to the counts), a streaming decoder that holds back truncated
-characters and replaces invalid bytes at once, and which tokens hold each character. One task
-is the chapter's encoder with a line added, merge_gain, and it is worth 1 point: its lesson is
-in the answer from the numbers that follows it, which is not graded; the others are variants
-no chapter cell solves.
+merges kept by stand-ins, so encoding again fails), finding the merges a text strands (they
+remove no token although their token's bytes are in the text: earlier merges took those
+bytes), merging while updating the pair counts in place (the probe counts every use of its
+ids and every write to the counts), a streaming decoder that holds back truncated characters
+and replaces invalid bytes at once, and which tokens hold each character. They are variants
+and extensions no chapter cell solves; the chapter's encoder, the nearest cell to the second
+task, is one of its known mistakes.
 Each task's known mistakes are code; every group of cases catches each of them
 (``tests/test_check_specs.py`` proves it on seeds 1-20).
 """
@@ -20,7 +20,16 @@ import random
 from functools import cache
 
 from book import corpora, walkthroughs
-from book.checks.spec import Cases, Group, Mistake, TaskSpec, checks_of, random_text, window
+from book.checks.spec import (
+    Cases,
+    Group,
+    Mistake,
+    TaskSpec,
+    checks_of,
+    examples_and_drawn,
+    random_text,
+    window,
+)
 from book.tokenizers.bpe.byte_bpe import ByteTokenizer
 from book.tokenizers.bpe.core import build_vocab, get_pair_counts, merge, replay_merges
 
@@ -197,11 +206,15 @@ SHRINK = TaskSpec(
     probe=STAND_INS,
 )
 
-# --- Task 2: merge_gain --------------------------------------------------------------------------
+# --- Task 2: stranded_merges ---------------------------------------------------------------------
 
 
-def merge_gain_reference(text: str, merges: list) -> list[int]:
-    """For each merge in rank order, the tokens it removes when the merges encode text."""
+def merge_gains(text: str, merges: list) -> list[int]:
+    """For each merge in rank order, the tokens it removes when the merges encode text.
+
+    >>> merge_gains("abc", [((97, 98), 3), ((98, 99), 2)])
+    [1, 0]
+    """
     ids, gains = list(text.encode("utf-8")), []
     for rank, (pair, _count) in enumerate(merges):
         merged = merge(ids, pair, 256 + rank)
@@ -210,100 +223,139 @@ def merge_gain_reference(text: str, merges: list) -> list[int]:
     return gains
 
 
-def _gain_overlapping(text, merges):
-    ids, gains = list(text.encode("utf-8")), []
-    for rank, (pair, _count) in enumerate(merges):
-        gains.append(get_pair_counts(ids).get(pair, 0))
-        ids = merge(ids, pair, 256 + rank)
-    return gains
+def stranded_merges_reference(text: str, merges: list) -> list[int]:
+    """The ranks of the merges that remove no token from text although the bytes of the token
+    they make occur in it: earlier merges took those bytes into other tokens.
+
+    >>> stranded_merges_reference("abc", [((97, 98), 3), ((98, 99), 2)])
+    [1]
+    """
+    data, vocab = text.encode("utf-8"), build_vocab(merges)
+    gains = merge_gains(text, merges)
+    return [rank for rank, gain in enumerate(gains) if gain == 0 and vocab[256 + rank] in data]
 
 
-def _gain_in_bytes(text, merges):
-    counts = get_pair_counts(list(text.encode("utf-8")))
-    return [counts.get(pair, 0) for pair, _count in merges]
+def _stranded_if(keep):
+    """stranded_merges whose test for a rank is keep(rank, gain, count, token bytes, text, ids)."""
+
+    def stranded(text, merges):
+        data, vocab = text.encode("utf-8"), build_vocab(merges)
+        final = replay_merges(list(data), merges)
+        gains = merge_gains(text, merges)
+        return [
+            rank
+            for rank, ((_pair, count), gain) in enumerate(zip(merges, gains, strict=True))
+            if keep(rank, gain, count, vocab[256 + rank], text, final)
+        ]
+
+    return stranded
 
 
-def _gain_capped(text, merges):
-    """Takes a merge's gain to be at most its stored count: on another text it can be more."""
+def _stranded_on_raw_bytes(text, merges):
+    """Each pair looked for in the text's bytes, not after the earlier merges."""
+    data, vocab = text.encode("utf-8"), build_vocab(merges)
+    counts = get_pair_counts(list(data))
     return [
-        min(count, gain)
-        for (_pair, count), gain in zip(merges, merge_gain_reference(text, merges), strict=True)
+        rank
+        for rank, (pair, _count) in enumerate(merges)
+        if pair not in counts and vocab[256 + rank] in data
     ]
 
 
-def _gain_cumulative(text, merges):
-    gains, total = [], 0
-    for gain in merge_gain_reference(text, merges):
-        total += gain
-        gains.append(total)
-    return gains
+def _chapter_encode(text, merges):
+    """The chapter's encoder: the text's ids, every merge replayed."""
+    return replay_merges(list(text.encode("utf-8")), merges)
 
 
-RUNS = "aaaa bb aaa a zzzzz aaaaa "  # runs: a merge of (x, x) overlaps itself
+ABC = [((97, 98), 3), ((98, 99), 2), ((256, 99), 1), ((122, 122), 1)]  # ab, bc, abc, zz
+# é is C3 A9: merging it first leaves a C3 that "a" cannot join, so a + C3 is stranded, and
+# its token (a and half of é) is no text.
+PARTIAL = [((0xC3, 0xA9), 2), ((97, 0xC3), 2)]
 
 
-def _gain_examples() -> Cases:
-    cat = _tokenizer(walkthroughs.CAT_HAT_TEXT, 262)
-    runs = _tokenizer(RUNS * 3 + walkthroughs.CAT_HAT_TEXT, 270)
+def _stranded_examples() -> Cases:
     english = _english()
-    heldout = corpora.english("heldout")[:400]
+    heldout = corpora.english("heldout")[:600]
     return [
-        ((walkthroughs.CAT_HAT_TEXT + " aaaa", list(cat.merges) + [((97, 97), 2)]), ""),
-        ((RUNS, list(runs.merges)), "a pair that overlaps itself merges fewer times"),
-        ((walkthroughs.CAT_HAT_TEXT, list(runs.merges)), "another text than the training one"),
-        (
-            (walkthroughs.CAT_HAT_TEXT * 3, list(cat.merges)),
-            "a text where the pairs occur more often than in training",
-        ),
-        (("", list(cat.merges)), "no text"),
-        ((heldout + " ooooo", list(english.merges)), "Shakespeare's merges on held-out text"),
+        (("abc", ABC), "bc is in abc, but ab took its b"),
+        (("abc abc", ABC), ""),
+        (("abc", [(pair, 1) for pair, _count in ABC]), "ab saves one token, then abc takes it in"),
+        (("aé", PARTIAL), "a token that holds half of a character"),
+        (("a\u00e9 a\u00e9 ab", PARTIAL + ABC[:1]), ""),
+        (("", ABC), "no text"),
+        ((heldout, list(english.merges)), "Shakespeare's merges on held-out text"),
     ]
 
 
-def _gain_hidden(rng: random.Random) -> Cases:
-    letter = rng.choice("xqjz")
-    run = letter * rng.choice([5, 7, 9])
-    training = f"{random_text(rng, 8)} {run} {run} {random_text(rng, 8)} {run}"
-    tok = _tokenizer(training, rng.randint(275, 300))
-    measured = f"{random_text(rng, 10)} {letter * 3} {run}"
-    return [
-        ((measured, list(tok.merges)), "random"),
-        ((training, list(tok.merges)), "random"),
-        ((training * 2, list(tok.merges)), "random"),  # gains above the stored counts
-    ]
+def _stranded_draw(rng: random.Random) -> tuple:
+    letters = rng.sample("abcdé日", 4)
+
+    def word() -> str:
+        return "".join(rng.choice(letters) for _ in range(rng.randint(2, 5)))
+
+    training = " ".join(word() for _ in range(rng.randint(20, 40)))
+    tok = _tokenizer(training, rng.randint(262, 290))
+    measured = " ".join(word() for _ in range(rng.randint(3, 12)))
+    if rng.random() < 0.5:  # a token that holds half of é, stranded (as PARTIAL)
+        return f"{measured} a\u00e9", list(tok.merges) + PARTIAL
+    return measured, list(tok.merges)
 
 
-MERGE_GAIN = TaskSpec(
-    "merge_gain",
-    merge_gain_reference,
-    (Group("texts", 1, _gain_examples, hidden=_gain_hidden),),
+STRANDED_MERGES = examples_and_drawn(
+    "stranded_merges",
+    stranded_merges_reference,
+    (_stranded_examples, 1),
+    ("random texts", 1, _stranded_draw),
     (
         Mistake(
-            "a merge saves one token per place it merges, and it cannot merge overlapping "
-            "places (a a a merges once): counting the pair's occurrences counts them twice",
-            _gain_overlapping,
+            "a merge whose token's bytes never occur in the text saves nothing for a plain "
+            "reason; keep only the merges whose token's bytes are there",
+            _stranded_if(lambda rank, gain, count, token, text, final: gain == 0),
         ),
         Mistake(
-            "count after the earlier merges: a merge of merged ids never occurs in the bytes",
-            _gain_in_bytes,
+            "a token missing from the final ids may still have removed tokens: a later merge "
+            "can take it in; measure what each merge removes",
+            _stranded_if(
+                lambda rank, gain, count, token, text, final: (
+                    256 + rank not in final and token in text.encode("utf-8")
+                )
+            ),
         ),
         Mistake(
-            "each merge's own gain, not the total so far",
-            _gain_cumulative,
+            "a token can hold part of a character: look for its bytes in the text's bytes, not "
+            "for its decoded text in the text",
+            _stranded_if(
+                lambda rank, gain, count, token, text, final: (
+                    gain == 0 and token.decode("utf-8", errors="replace") in text
+                )
+            ),
         ),
-        # Before the stored counts: where every gain is at least its count, the two agree.
         Mistake(
-            "the stored count is no upper bound: on another text a pair can occur more often "
-            "than in training, and its merge then saves more",
-            _gain_capped,
+            "the task asks for merges that remove no token at all, not for those that save "
+            "less than their stored count",
+            _stranded_if(
+                lambda rank, gain, count, token, text, final: (
+                    gain < count and token in text.encode("utf-8")
+                )
+            ),
         ),
         Mistake(
-            "the count stored with a merge is from the training text; measure on this text",
-            lambda text, merges: [count for _pair, count in merges],
+            "look for each pair after the earlier merges: a merge of merged ids never occurs "
+            "in the text's bytes",
+            _stranded_on_raw_bytes,
+        ),
+        Mistake(
+            "return ranks (0 for the first merge), not the ids of the tokens",
+            lambda text, merges: [256 + r for r in stranded_merges_reference(text, merges)],
+        ),
+        Mistake(
+            "this is the chapter's encoder: it gives the text's ids; the task asks which "
+            "merges save nothing although their bytes are in the text",
+            _chapter_encode,
         ),
     ),
-    "each gain is measured on this text, after the merges before it; together the gains are "
-    "how much shorter all the merges make the text.",
+    "replay the merges in rank order and note what each removes; a stranded merge removes "
+    "nothing, yet the bytes of its token are somewhere in the text.",
 )
 
 # --- Task 3: merge_and_update --------------------------------------------------------------------
@@ -937,7 +989,7 @@ CHAR_SPANS = TaskSpec(
     "the tokens that hold the character's first and last bytes.",
 )
 
-SPECS = (SHRINK, MERGE_GAIN, MERGE_AND_UPDATE, STREAM_DECODE, CHAR_SPANS)
+SPECS = (SHRINK, STRANDED_MERGES, MERGE_AND_UPDATE, STREAM_DECODE, CHAR_SPANS)
 check, judge_tasks = checks_of(SPECS)
 
 # The notebook needs none of the tokenizers: all of them are out of reach while grading.
