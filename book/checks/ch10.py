@@ -642,9 +642,7 @@ def _viterbi_from_end(n: int, edges: list[Edge]):
     best: list[tuple[float, int] | None] = [None] * n + [(0.0, -1)]  # best path from here to n
     for k in sorted(range(len(edges)), key=lambda k: -edges[k][1]):  # stable
         start, end, _, score = edges[k]
-        if best[end] is not None and (
-            best[start] is None or best[end][0] + score > best[start][0]
-        ):
+        if best[end] is not None and (best[start] is None or best[end][0] + score > best[start][0]):
             best[start] = (best[end][0] + score, k)
     if best[0] is None:
         raise ValueError(f"no path from 0 to {n}")
