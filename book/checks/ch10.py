@@ -167,11 +167,14 @@ def _best_pairs(
     splits,
     once_per_word: bool = False,
     float_ties: bool = False,
+    close_ties: bool = False,
     by_count: bool = True,
+    last_seen: bool = False,
 ):
-    """best_pairs, and three mistakes: once_per_word counts a pair once in a word however often
-    it occurs; float_ties finds the tied pairs with floats n / left / right; by_count=False lists
-    them in order of first occurrence only (the chapter's loop)."""
+    """best_pairs, and five mistakes: once_per_word counts a pair once in a word however often
+    it occurs; float_ties finds the tied pairs with floats n / left / right; close_ties with
+    floats equal up to math.isclose; by_count=False lists them in order of first occurrence
+    only (the chapter's loop); last_seen orders equal counts by where the pair occurs last."""
     symbols: Counter[str] = Counter()
     pairs: dict[tuple[str, str], int] = {}
     for word, parts in splits.items():
@@ -180,6 +183,9 @@ def _best_pairs(
         if once_per_word:
             for pair in dict.fromkeys(zip(parts, parts[1:])):
                 pairs[pair] = pairs.get(pair, 0) + word_freqs[word]
+        elif last_seen:  # each occurrence moves the pair to the end of the dict
+            for pair in zip(parts, parts[1:]):
+                pairs[pair] = pairs.pop(pair, 0) + word_freqs[word]
         else:
             get_pair_counts(parts, pairs, word_freqs[word])
     if not pairs:
@@ -189,6 +195,10 @@ def _best_pairs(
         rounded = {pair: n / symbols[pair[0]] / symbols[pair[1]] for pair, n in pairs.items()}
         tied = [pair for pair in pairs if rounded[pair] == max(rounded.values())]
         return scores[tied[0]], tied
+    if close_ties:
+        rounded = {pair: float(score) for pair, score in scores.items()}
+        tied = [pair for pair in pairs if math.isclose(rounded[pair], max(rounded.values()))]
+        return scores[tied[0]], sorted(tied, key=lambda pair: -pairs[pair])
     top = max(scores.values())
     tied = [pair for pair, score in scores.items() if score == top]
     return top, sorted(tied, key=lambda pair: -pairs[pair]) if by_count else tied
@@ -241,19 +251,46 @@ def _float_tie(rng: random.Random) -> dict[str, int]:
     return words
 
 
+def _near_tie(rng: random.Random) -> dict[str, int]:
+    """Two pairs whose scores, 1/R and 1/(R + 1) with R above 10**10, differ by less than
+    math.isclose's tolerance: the first is the top score alone."""
+    filler, *letters = _letters(rng, 5)
+    words: dict[str, int] = {}
+    extra: dict[str, int] = {}
+    right = rng.randint(10**10, 10**11)
+    for r, (a, b) in zip((right, right + 1), zip(letters[::2], letters[1::2])):
+        n = rng.randint(1, 9)
+        words[a + b] = n  # the left symbol occurs only in the pair: the score is 1 / r
+        extra[filler + b] = r - n
+    words |= extra
+    words[filler] = 10**13  # the filler's pairs score far below 1 / r
+    return words
+
+
+def _seen_twice(rng: random.Random) -> dict[str, int]:
+    """Two pairs tied in score and count; the one that occurs first also occurs last."""
+    e, f, g, p, q, r, s = _letters(rng, 7)
+    first, last = rng.randint(1, 4), rng.randint(1, 4)
+    lone = 1000  # the words' first letters: common, so their pairs score low
+    return {e + p + q: first, g + r + s: first + last, f + p + q: last, e: lone, f: lone, g: lone}
+
+
 def _pairs_targets(rng: random.Random) -> Cases:
     """Two words whose repeated pair (##g, ##g) ties for the top score, listed so that the
     first seen is not the first in sorted order, with counts that matter; a tie that floats
-    break, between pairs of different counts; and no pair at all."""
+    break, between pairs of different counts; two scores closer than a float tolerance; a tie
+    of equal counts in which first and last occurrence disagree; and no pair at all."""
     c, e, d, g = _letters(rng, 4)
     d, g = sorted((d, g))  # g > d: first seen (##g, ##g) comes after (##d, ##d) when sorted
     m, freq, lone = rng.randint(3, 5), rng.randint(2, 6), rng.randint(40, 80)
     words = {e + g * m: freq, c + d * m: freq, c: lone, e: lone}
     single = {c: rng.randint(1, 9), d: rng.randint(1, 9)}
-    floats = _float_tie(rng)
+    floats, near, twice = _float_tie(rng), _near_tie(rng), _seen_twice(rng)
     return [
         ((words, {w: split_word(w) for w in words}), "a pair repeated in a word, tied"),
         ((floats, {w: split_word(w) for w in floats}), "a tie floats break; most frequent first"),
+        ((near, {w: split_word(w) for w in near}), "two scores closer than a float tolerance"),
+        ((twice, {w: split_word(w) for w in twice}), "equal counts: the first occurrence"),
         ((single, {w: split_word(w) for w in single}), "no pair left: ValueError"),
     ]
 
@@ -339,6 +376,16 @@ BEST_PAIRS = TaskSpec(
             "scores that are equal fractions can differ as floats (n / left / right rounds "
             "twice): find the tie with exact fractions",
             lambda word_freqs, splits: _best_pairs(word_freqs, splits, float_ties=True),
+        ),
+        Mistake(
+            "two scores closer than a float tolerance are still different scores: only "
+            "equal fractions tie",
+            lambda word_freqs, splits: _best_pairs(word_freqs, splits, close_ties=True),
+        ),
+        Mistake(
+            "pairs of equal count are listed in the order they first occur (the first word "
+            "that has them), not where they occur last",
+            lambda word_freqs, splits: _best_pairs(word_freqs, splits, last_seen=True),
         ),
         Mistake(
             "each occurrence counts times the word's count",
@@ -589,6 +636,24 @@ def _viterbi(n: int, edges: list[Edge], order: str | None = "by start", strictly
     return pieces[::-1], best[n][0]
 
 
+def _viterbi_from_end(n: int, edges: list[Edge]):
+    """A mistake: the best path searched from the end, which on a tie keeps the path whose
+    first edge ends latest (the longest first piece), among equal edges the first listed."""
+    best: list[tuple[float, int] | None] = [None] * n + [(0.0, -1)]  # best path from here to n
+    for k in sorted(range(len(edges)), key=lambda k: -edges[k][1]):  # stable
+        start, end, _, score = edges[k]
+        if best[end] is not None and (best[start] is None or best[end][0] + score > best[start][0]):
+            best[start] = (best[end][0] + score, k)
+    if best[0] is None:
+        raise ValueError(f"no path from 0 to {n}")
+    pieces, position = [], 0
+    while position < n:
+        _, end, piece, _ = edges[best[position][1]]
+        pieces.append(piece)
+        position = end
+    return pieces, best[0][0]
+
+
 def lattice_edges(unigram: Unigram, text: str) -> tuple[int, list[Edge]]:
     """(length, edges) of the lattice of ``text`` under a trained Unigram model."""
     normalized = unigram.normalize(text)
@@ -615,18 +680,27 @@ def _long_lattice(n: int, seed: int) -> tuple[int, list[Edge]]:
 
 
 def _viterbi_targets(rng: random.Random) -> Cases:
-    """A tie (the path whose last edge starts earliest) listed latest start first, edges listed
-    out of order, equal edges on one span listed out of alphabetical order, one piece on two
-    edges of different scores, and an end nothing reaches."""
-    a, b = _letters(rng, 2)
+    """A tie (the path whose last edge starts earliest) listed latest start first, a tie of
+    two pieces each in which the longest first piece is not the earliest last edge, edges
+    listed out of order, equal edges on one span listed out of alphabetical order, one piece
+    on two edges of different scores, and an end nothing reaches."""
+    a, b, c = _letters(rng, 3)
     low, middle, high = sorted(_letters(rng, 3))
     score = -rng.randint(1, 12) / 4  # quarters: the two sides of the tie add up exactly
     tie = [(1, 2, b, score), (0, 2, a + b, 2 * score), (0, 1, a, score)]
+    three = [
+        (0, 2, a + b, 2 * score),
+        (2, 3, c, score),
+        (0, 1, a, score),
+        (1, 3, b + c, 2 * score),
+    ]
+    rng.shuffle(three)
     late = [(1, 2, b, score / 2), (0, 1, a, score), (0, 2, a + b, 2 * score)]
     span = [(0, 1, middle, score), (0, 1, low, score), (0, 1, high, score), (1, 2, b, score)]
     twice = [(0, 1, a, score / 2), (0, 1, a, 2 * score), (1, 2, b, score)]
     return [
         ((2, tie), "a tie: the path whose last edge starts earliest"),
+        ((3, three), "a tie of two pieces each: not the longest first piece"),
         ((2, late), "an edge listed before the edge that reaches its start"),
         ((2, span), "equal edges on one span: the first listed"),
         ((2, twice), "one piece on two edges: the total of the path's edges"),
@@ -712,6 +786,12 @@ VITERBI_EDGES = TaskSpec(
             "an edge can only extend a path that reaches its start: the edges' order in the "
             "list is not an order to visit them in",
             lambda n, edges: _viterbi(n, edges, order=None),
+        ),
+        Mistake(
+            "on a tie, the path whose last edge starts earliest wins; searching from the end "
+            "keeps the longest first piece instead, a different path when each has two "
+            "pieces or more",
+            _viterbi_from_end,
         ),
         Mistake(
             "on a tie, the path whose last edge starts earliest wins; visiting the edges by "
