@@ -34,10 +34,14 @@ def accepts_empty(vocab_size, special_tokens, names):
     return add_special_tokens_reference(vocab_size, special_tokens, [n for n in names if n])
 
 
-def any_role(tok, messages, add_generation_prompt=True):
-    """A safe encoder that writes any role into the markup."""
+def no_prompt_alone(tok, messages, add_generation_prompt=True):
+    """A safe encoder that forgets the generation prompt when there are no messages."""
+    if not messages:
+        return []
     ids = []
     for message in messages:
+        if message["role"] not in ("system", "user", "assistant"):
+            raise ValueError(message["role"])
         ids += tok.encode(f"<|im_start|>{message['role']}\n", allowed_special="all")
         ids += tok.encode_ordinary(message["content"])
         ids += tok.encode("<|im_end|>\n", allowed_special="all")
@@ -46,36 +50,30 @@ def any_role(tok, messages, add_generation_prompt=True):
     return ids
 
 
-def ignores_explicit_disallowed(tok, text, allowed_special=frozenset(), disallowed_special="all"):
-    """Right for 'all', but a collection of disallowed names is never checked."""
-    if disallowed_special != "all":
-        names = set(tok.special_tokens)
-        allowed = names if allowed_special == "all" else set(allowed_special)
-        pieces = split_on_special_tokens(text, sorted(allowed)) if allowed else [text]
-        ids = []
-        for piece in pieces:
-            ids += [tok.special_tokens[piece]] if piece in allowed else tok.encode_ordinary(piece)
-        return ids
+def rejects_empty_text(tok, text, allowed_special=frozenset(), disallowed_special="all"):
+    """Right, except that an empty text raises instead of giving no ids."""
+    if not text:
+        raise ValueError("nothing to encode")
     return ch07.encode_reference(tok, text, allowed_special, disallowed_special)
 
 
-def test_a_safe_encoder_without_the_role_check_loses_only_the_roles(capsys):
-    text = line(capsys, ch07.check, "encode_chatml", any_role)
-    assert "failed: roles" in text and text.endswith("— 2/3 points\n")
+def test_a_safe_encoder_without_the_prompt_of_no_messages_loses_only_that_group(capsys):
+    text = line(capsys, ch07.check, "encode_chatml", no_prompt_alone)
+    assert "failed: conversations" in text and text.endswith("— 2/3 points\n")
 
 
 def test_slips_cost_their_group_only():
-    half = dict(RIGHT, add_special_tokens=accepts_empty, encode=ignores_explicit_disallowed)
+    half = dict(RIGHT, add_special_tokens=accepts_empty, encode=rejects_empty_text)
     tasks = ch07.judge_tasks(random.Random(4))
     grades = {grade.task: grade for grade in judge_in_process(tasks, half)}
     assert {name: grade.points for name, grade in grades.items()} == {
         "add_special_tokens": 1,
         "split_stream": 3,
-        "encode": 3,
+        "encode": 2,
         "encode_chatml": 3,
         "collate": 3,
     }
-    assert "failed: specials inside specials" in grades["encode"].message
+    assert "failed: allowed and disallowed" in grades["encode"].message
 
 
 def names_the_token_by_its_text(tok, text, allowed_special=frozenset(), disallowed_special="all"):
@@ -93,6 +91,7 @@ def test_the_probes_enforce_what_a_return_value_cannot_show(capsys):
         (ch07.COLLATE, "not the caller's list"),
         (ch07.ENCODE, "must name the disallowed special token"),
         (ch07.ENCODE, "the tokenizer behind encode_ordinary knows no special tokens"),
+        (ch07.ENCODE, "not the notebook's tok"),
     ]:
         (mistake,) = [m for m in spec.mistakes if rule in m.says]
         text = line(capsys, ch07.check, spec.name, mistake.function)
