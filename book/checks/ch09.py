@@ -455,9 +455,10 @@ HEAP_ENTRY = TaskSpec(
 # place among the case's pairs from the greatest, serial the push's number (so that no two
 # entries are equal); None in updates pops one (and the pair is merged away), (pair, count) sets
 # a count and pushes a fresh entry. The counts and the heap refuse to be scanned: a pop that
-# looks at every pair is no faster than the chapter's scan. Before each call the probe finds, on
-# a copy of the heap, the entry a right answer pops last; if it is still in the heap afterwards,
-# the answer returned a pair without popping its entry.
+# looks at every pair is no faster than the chapter's scan. Each entry holds its own copy of its
+# pair, so the pair returned tells which entry it came from: if that entry is still in the heap
+# afterwards, the answer returned a pair without popping its entry (an entry pushed back with
+# the pair's current count, as Hugging Face's trainer does, is popped before it is returned).
 POP_LOOP = """
 import heapq
 from collections.abc import MutableMapping
@@ -493,36 +494,27 @@ class Heap(list):
     copy = __copy__ = _refuse
 
 
-# The first entry of a copy of heap whose count is its pair's count now (None: none).
-def _current(heap, counts):
-    entries = list(list.__iter__(heap))
-    while entries:
-        entry = heapq.heappop(entries)
-        if counts._store.get(entry[-1]) == -entry[0]:
-            return entry
-    return None
-
-
 def probe(answer, counts, updates):
     pairs = sorted({*counts, *(u[0] for u in updates if u is not None)}, reverse=True)
     rank = {pair: k for k, pair in enumerate(pairs)}
     counts = Counts(counts)
-    heap = Heap((-n, rank[pair], k, pair) for k, (pair, n) in enumerate(counts._store.items()))
+    entries = enumerate(counts._store.items())
+    heap = Heap((-n, rank[pair], k, (pair[0], pair[1])) for k, (pair, n) in entries)
     heapq.heapify(heap)
     serial, popped, kept = len(heap), [], None
     for update in updates:
         if update is None:
-            entry = _current(heap, counts)
             best = answer(heap, counts)
             popped.append(best)
-            if entry is not None and entry in list(list.__iter__(heap)) and kept is None:
+            left = any(entry[-1] is best for entry in list.__iter__(heap))
+            if best is not None and left and kept is None:
                 kept = f"call {len(popped)} returned {best!r} and left an entry of it in the heap"
             counts._store.pop(best, None)
         else:
             pair, n = update
             if n > 0:
                 counts[pair] = n
-                heapq.heappush(heap, (-n, rank[pair], serial, pair))
+                heapq.heappush(heap, (-n, rank[pair], serial, (pair[0], pair[1])))
                 serial += 1
             else:
                 counts._store.pop(pair, None)
