@@ -6,7 +6,9 @@ entries, adding up workers' counts that arrive out of order, a streaming encoder
 as soon as it may, and tiktoken's ranks from a vocabulary and merges. Each task is one spec;
 the probes (run in the learner's kernel) watch the work an answer does: merge_pretokens may
 read only the pre-tokens it merges and touch only their pairs, pop_best may not scan the
-counts or the heap, stream_encode is fed parts of a text by a source that notes when each is read.
+counts or the heap and must pop the entry it returns, merge_unordered and stream_encode are
+fed by a source that notes when each result or part is asked for. Each probe returns its
+findings under names, which a failure message shows.
 """
 
 from __future__ import annotations
@@ -89,9 +91,10 @@ def _state(word_counts: dict[bytes, int], k: int) -> tuple[dict, SymbolPair]:
 # through the index touches a few pairs per symbol of the pre-tokens in where[pair]; counting
 # and indexing everything again touches every pair. Each pre-token is a tuple that notes when
 # its symbols are read (iterated, indexed, searched): merging through the index reads only the
-# pre-tokens in where[pair]; looking for them in counts reads them all. The probe returns [the
+# pre-tokens in where[pair]; looking for them in counts reads them all. The probe returns the
 # new counts in order, pair_counts and where after, counts unchanged, whether the work on the
-# index fits the merge, how many pre-tokens outside where[pair] were read].
+# index fits the merge, how many pre-tokens outside where[pair] were read: each under a name,
+# which a failure shows ("at ['where afterwards']...").
 LEDGER = """
 from collections.abc import MutableMapping
 
@@ -165,14 +168,16 @@ def probe(answer, counts, pair_counts, where, pair):
     items = list(merged.items()) if isinstance(merged, dict) else merged
     kept = counts == before and list(counts) == list(before)
     work = pair_counts.work + where.work
-    return [
-        plain(items),
-        plain(pair_counts._store),
-        plain(where._store),
-        "left as it was" if kept else "changed",
-        "through the index" if work <= 12 * symbols + 12 else "touched pairs it did not merge",
-        {"pre-tokens read outside where[pair]": len(outside)},
-    ]
+    return {
+        "the dict returned, as a list of items": plain(items),
+        "pair_counts afterwards": plain(pair_counts._store),
+        "where afterwards": plain(where._store),
+        "counts, the argument": "left as it was" if kept else "changed",
+        "work on pair_counts and where": (
+            "through the index" if work <= 12 * symbols + 12 else "touched pairs it did not merge"
+        ),
+        "pre-tokens read outside where[pair]": len(outside),
+    }
 """
 
 
@@ -332,7 +337,7 @@ def probe(answer, counts):
     while heap:
         top = heapq.heappop(heap)
         order.append(next(pair for entry, pair in entries if entry is top))
-    return order
+    return {"the pairs, in the order heapq pops their entries": order}
 """
 
 
@@ -350,6 +355,11 @@ def _ended(flip: Callable[[int], int], end: int | None) -> Callable:
     return lambda pair, count: (-count, key(pair[0]), key(pair[1]), pair)
 
 
+def _as_number(symbol: bytes) -> int:
+    """symbol's bytes read as one big-endian number (a mistake: b'Z' then sorts below b'BA')."""
+    return int.from_bytes(symbol, "big")
+
+
 HANDOUT_PAIRS = [(b"A", b"B"), (b"A", b"C"), (b"B", b"ZZ"), (b"BA", b"A")]
 
 
@@ -361,6 +371,7 @@ def _entry_ties() -> Cases:
         (({pair: 5 for pair in HANDOUT_PAIRS},), "the handout's four tied pairs"),
         ((counts,), "counts first, whatever the bytes"),
         ((nul | {(b"A", b"B"): 4},), "byte 00 after a symbol: b'B\\x00' > b'B'"),
+        (({(b"BA", b"A"): 5, (b"Z", b"A"): 5, (b"B", b"ZZ"): 5},), "b'Z' > b'BA', though shorter"),
     ]
 
 
@@ -423,6 +434,11 @@ HEAP_ENTRY = TaskSpec(
             _ended(lambda b: -b, -1),
         ),
         Mistake(
+            "bytes read as one number make a longer symbol the greater: b'Z' is greater than "
+            "b'BA', as Python compares bytes, byte by byte",
+            lambda pair, count: (-count, -_as_number(pair[0]), -_as_number(pair[1]), pair),
+        ),
+        Mistake(
             "compare the left symbols, then the right ones: not the joined bytes",
             lambda pair, count: (-count, inverted(pair[0] + pair[1]), pair),
         ),
@@ -435,10 +451,14 @@ HEAP_ENTRY = TaskSpec(
 
 # --- Task 3: pop_best ----------------------------------------------------------------------------
 
-# The probe runs a trainer's loop on pop_best: entries (-count, rank, pair), rank a pair's place
-# among the case's pairs from the greatest; None in updates pops one (and the pair is merged
-# away), (pair, count) sets a count and pushes a fresh entry. The counts and the heap refuse to
-# be scanned: a pop that looks at every pair is no faster than the chapter's scan.
+# The probe runs a trainer's loop on pop_best: entries (-count, rank, serial, pair), rank a pair's
+# place among the case's pairs from the greatest, serial the push's number (so that no two
+# entries are equal); None in updates pops one (and the pair is merged away), (pair, count) sets
+# a count and pushes a fresh entry. The counts and the heap refuse to be scanned: a pop that
+# looks at every pair is no faster than the chapter's scan. Each entry holds its own copy of its
+# pair, so the pair returned tells which entry it came from: if that entry is still in the heap
+# afterwards, the answer returned a pair without popping its entry (an entry pushed back with
+# the pair's current count, as Hugging Face's trainer does, is popped before it is returned).
 POP_LOOP = """
 import heapq
 from collections.abc import MutableMapping
@@ -478,22 +498,27 @@ def probe(answer, counts, updates):
     pairs = sorted({*counts, *(u[0] for u in updates if u is not None)}, reverse=True)
     rank = {pair: k for k, pair in enumerate(pairs)}
     counts = Counts(counts)
-    heap = Heap((-n, rank[pair], pair) for pair, n in counts._store.items())
+    entries = enumerate(counts._store.items())
+    heap = Heap((-n, rank[pair], k, (pair[0], pair[1])) for k, (pair, n) in entries)
     heapq.heapify(heap)
-    popped = []
+    serial, popped, kept = len(heap), [], None
     for update in updates:
         if update is None:
             best = answer(heap, counts)
             popped.append(best)
+            left = any(entry[-1] is best for entry in list.__iter__(heap))
+            if best is not None and left and kept is None:
+                kept = f"call {len(popped)} returned {best!r} and left an entry of it in the heap"
             counts._store.pop(best, None)
         else:
             pair, n = update
             if n > 0:
                 counts[pair] = n
-                heapq.heappush(heap, (-n, rank[pair], pair))
+                heapq.heappush(heap, (-n, rank[pair], serial, (pair[0], pair[1])))
+                serial += 1
             else:
                 counts._store.pop(pair, None)
-    return popped
+    return {"the pairs returned, call by call": popped, "an entry left in the heap": kept}
 """
 
 
@@ -508,6 +533,16 @@ def pop_best_reference(heap: list, counts) -> SymbolPair | None:
 
 def _first_popped(heap, counts):
     return heapq.heappop(heap)[-1] if heap else None
+
+
+def _peeked(heap, counts):
+    """Stale entries popped, the current one only looked at."""
+    while heap:
+        negated, *_key, pair = heap[0]
+        if counts.get(pair) == -negated:
+            return pair
+        heapq.heappop(heap)
+    return None
 
 
 def _present(heap, counts):
@@ -559,21 +594,68 @@ POP_BEST = TaskSpec(
         Mistake("pop past stale entries: " + STALE, _first_popped),
         Mistake(STALE, _present),
         Mistake("the counts and the heap must not be scanned", _scanned),
+        Mistake(
+            "the entry whose pair you return must come out of the heap too: pop it, do not "
+            "only look at the top",
+            _peeked,
+        ),
     ),
     "the pair returned must be that of the first entry popped whose count is the pair's "
-    "count in counts now, and None once the heap is empty.",
+    "count in counts now, that entry popped with the stale ones before it, and None once the "
+    "heap is empty.",
     probe=POP_LOOP,
 )
 
 # --- Task 4: merge_unordered ---------------------------------------------------------------------
 
-# The counts must be added in block order: the probe compares them as a list of items.
+# The counts must be added in block order: the probe compares them as a list of items. The
+# results come one at a time from an iterator, as imap_unordered's do, and each block's counts
+# note when they are read (iterated, looked up, copied): before the next result is handed over,
+# every block whose turn has come must have been read, as adding it at once reads it.
 IN_ORDER = """
+class Block(dict):
+    def __init__(self, index, counts, read):
+        super().__init__(counts)
+        self._index, self._read = index, read
+
+    def _note(method):
+        def noted(self, *args):
+            self._read.add(self._index)
+            return method(self, *args)
+
+        return noted
+
+    __iter__ = _note(dict.__iter__)
+    __getitem__ = _note(dict.__getitem__)
+    items, keys, values = _note(dict.items), _note(dict.keys), _note(dict.values)
+    get, copy = _note(dict.get), _note(dict.copy)
+
+
 def probe(answer, results):
-    result = answer(results)
+    read, arrived, late = set(), set(), []
+    turn = 0
+
+    def source():
+        nonlocal turn
+        for k, (index, counts) in enumerate(results):
+            unread = [i for i in range(turn) if i not in read]
+            if unread and not late:
+                late.append(f"result {k} asked for before block {unread[0]}'s counts were read")
+            yield index, Block(index, counts, read)
+            arrived.add(index)
+            while turn in arrived:
+                turn += 1
+
+    result = answer(source())
     if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], dict):
-        return [list(result[0].items()), result[1]]
-    return ["not a (counts, max_waiting) tuple", repr(result)[:80]]
+        total, most = list(result[0].items()), result[1]
+    else:
+        total, most = "not a (total, max_waiting) tuple", repr(result)[:80]
+    return {
+        "total, as a list of items": total,
+        "max_waiting": most,
+        "a block added late": late[0] if late else None,
+    }
 """
 
 
@@ -606,6 +688,25 @@ def _arrival_order(results: list) -> tuple[dict, int]:
         for chunk, count in counts.items():
             total[chunk] = total.get(chunk, 0) + count
     return total, 0
+
+
+def _sorted_first(results) -> tuple[dict, int]:
+    """Every result read first, then the blocks added in block order, then the waiting counted."""
+    results = list(results)
+    indexes = [index for index, _counts in results]
+    if sorted(indexes) != list(range(len(indexes))):
+        raise ValueError("a block arrived twice, or never")
+    total: dict[bytes, int] = {}
+    for _index, counts in sorted(results, key=lambda result: result[0]):
+        for chunk, count in counts.items():
+            total[chunk] = total.get(chunk, 0) + count
+    arrived, turn, most = set(), 0, 0
+    for index in indexes:
+        arrived.add(index)
+        while turn in arrived:
+            turn += 1
+        most = max(most, len(arrived) - turn)
+    return total, most
 
 
 def _blocks(text: str, n_blocks: int) -> list[dict[bytes, int]]:
@@ -686,10 +787,16 @@ MERGE_UNORDERED = TaskSpec(
         ),
         Mistake("a block that arrives twice raises ValueError", _unordered_mistake("repeats")),
         Mistake("a block still missing at the end raises ValueError", _unordered_mistake("gaps")),
+        Mistake(
+            "add a block as soon as its turn comes, before asking for the next result, not after "
+            "reading them all",
+            _sorted_first,
+        ),
     ),
     "the total must list the pre-tokens as adding the blocks in block order does, "
-    "max_waiting counts the blocks still held once an arrival has been handled, and a block "
-    "that comes twice, or never, raises ValueError.",
+    "max_waiting counts the blocks still held once an arrival has been handled, a block is "
+    "added before the next result is asked for, and a block that comes twice, or never, raises "
+    "ValueError.",
     probe=IN_ORDER,
 )
 
@@ -717,7 +824,7 @@ def probe(answer, ranks, parts, ready):
 
     for token_id in answer(encode, source()):
         ids.append(token_id)
-    return [late[0] if late else None, ids]
+    return {{"a part read too early": late[0] if late else None, "the ids": ids}}
 """
 
 
