@@ -174,6 +174,7 @@ NEAREST_TEXTS = [
     "Ωmega 日本",
     "\u0301",
     "",
+    "Tiếng Việt: ầ ǖ",  # two levels: ầ is â and a grave, â is a and a circumflex
 ]
 SMALL_VOCABS = [
     [" ", "a", "c", "e", "f", "i", "n", "v"],
@@ -183,6 +184,13 @@ SMALL_VOCABS = [
     # is left of Thai ำ without its mark, and a combining acute accent
     ["ে", "া", "ெ", "ா", "ஒ", "ௗ", "\u0e32", "\u0301", "e", "n", "c", "a", "f", " "],
 ]
+
+
+def _one_level(ch: str) -> str:
+    """ch's decomposition as the Unicode data lists it, one level deep (a tag such as <compat>
+    dropped), or ch itself."""
+    parts = [p for p in unicodedata.decomposition(ch).split() if not p.startswith("<")]
+    return "".join(chr(int(p, 16)) for p in parts) or ch
 
 
 def _is_mark(c: str) -> bool:
@@ -199,7 +207,7 @@ def _fold(
 ) -> list[str]:
     """The characters ch decomposes into, marks dropped (unless keep_marks), and with
     ascii_only everything beyond ASCII dropped too (encode("ascii", "ignore"))."""
-    decomposed = unicodedata.normalize(form, ch)
+    decomposed = _one_level(ch) if form == "one level" else unicodedata.normalize(form, ch)
     if ascii_only:
         return list(decomposed.encode("ascii", "ignore").decode("ascii"))
     return [c for c in decomposed if keep_marks or not is_mark(c)]
@@ -285,7 +293,7 @@ PART_VOCABS = [
 
 def _nearest_draw(rng: random.Random) -> tuple:
     # accented letters, compatibility characters, and vowel signs of Bengali, Tamil and Thai
-    folds = [*"éﬁ½Ｆü①Ⅻß日ﬂñ\u09cb\u0bca\u0b94\u0e33", "e\u0301"]
+    folds = [*"éﬁ½Ｆü①Ⅻß日ﬂñầǖ\u09cb\u0bca\u0b94\u0e33", "e\u0301"]
     text = random_text(rng, rng.randint(1, 4)) + "".join(rng.sample(folds, 4))
     parts = [sorted(set(chars)) for chars in PART_VOCABS]
     vocab = rng.choice([_plays_vocab(), *SMALL_VOCABS, *parts])
@@ -298,6 +306,11 @@ ENCODE_NEAREST = examples_and_drawn(
     (_nearest_examples, 2),
     ("random texts", 1, _nearest_draw),
     (
+        Mistake(
+            "a decomposition can hold characters that decompose again (ầ is â and a grave, â is "
+            "a and a circumflex): decompose all the way down",
+            _nearest_with(form="one level"),
+        ),
         Mistake(
             "compatibility characters decompose too: a ligature, a full-width letter or a "
             "fraction is made of known characters; the canonical decomposition leaves them whole",

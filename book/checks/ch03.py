@@ -412,6 +412,7 @@ FOLD_TEXTS = [
     "The dog sat.",
     "McBeth, the CAT",
     "İstanbul the",
+    "the sAT on the mAT, cAT",
     "Straße, STRASSE straße",
     "",
 ]
@@ -456,13 +457,22 @@ def _unknown_lowercased(tokens: list[str], vocab: list[str]) -> tuple[list[int],
     return ids, [kept.lower() if i == len(vocab) else kept for i, kept in zip(ids, record)]
 
 
+def _first_capital_only(tokens: list[str], vocab: list[str]) -> tuple[list[int], list]:
+    """encode_folded that records a known token only when its first letter is a capital."""
+    ids, record = encode_folded_reference(tokens, vocab)
+    return ids, [
+        None if kept and i < len(vocab) and not kept[:1].isupper() else kept
+        for i, kept in zip(ids, record)
+    ]
+
+
 def _fold_examples() -> Cases:
     return [((split_keep_spaces_reference(text), list(FOLD_VOCAB)), "") for text in FOLD_TEXTS]
 
 
 def _fold_tokens(rng: random.Random) -> list[str]:
     pool = ["the", "The", "CAT", "cat", " ", "  ", "\n", ".", "dog", "Dog", "Mat"]
-    pool += ["Straße", "straße"]
+    pool += ["Straße", "straße", "sAT", "cAT"]
     return [rng.choice(pool) for _ in range(rng.randint(1, 14))]
 
 
@@ -495,6 +505,11 @@ ENCODE_FOLDED = examples_and_drawn(
             "the record keeps the token as written: an unknown word keeps its capitals there, "
             "since nothing else can give them back",
             _unknown_lowercased,
+        ),
+        Mistake(
+            "a capital anywhere in a known token is lost when it is lowered, not only the "
+            "first letter's: 'sAT' must be recorded too",
+            _first_capital_only,
         ),
     ),
     "the record must hold whatever the vocabulary entry cannot give back: compare your ids "

@@ -403,6 +403,15 @@ def _starts_by(length):
     return starts
 
 
+def _starts_stripping_replacements(text, encoding_name):
+    """Starts from the prefix decoded with errors='replace', its trailing U+FFFD stripped."""
+    starts, before = [], b""
+    for piece in _pieces(text, encoding_name):
+        starts.append(len(before.decode("utf-8", "replace").rstrip("\ufffd")))
+        before += piece
+    return starts
+
+
 def _lead_bytes(piece: bytes) -> int:
     return sum(not 0x80 <= byte < 0xC0 for byte in piece)
 
@@ -414,6 +423,7 @@ def _starts_examples() -> Cases:
         ((" 🌍 hi 你好", "o200k_base"), ""),
         (("naïve café 🙂", "cl100k_base"), ""),
         (("", "o200k_base"), "no text"),
+        (("ok \ufffd fine", "gpt2"), "a real U+FFFD in the text"),
     ]
 
 
@@ -422,12 +432,15 @@ def _starts_scripts() -> Cases:
         (("cafe\u0301 👨‍👩‍👧‍👦!", "gpt2"), "a family emoji is seven characters"),
         (("नमस्ते दुनिया 🦙", "cl100k_base"), ""),
         (("x<|endoftext|>y 👍🏽", "cl100k_base"), "a special token's text is text"),
+        (("\ufffd🦙x", "gpt2"), "a real U+FFFD before an emoji"),
     ]
 
 
 def _starts_hidden(rng: random.Random) -> Cases:
     text = random_text(rng, rng.randint(2, 10))
-    return [((f"{text} 🦙 {text}", name), "random") for name in ("gpt2", rng.choice(ENCODINGS))]
+    mark = rng.choice(["", "\ufffd"])  # a real U+FFFD, half the time
+    cases = [((f"{text} 🦙 {text}", name), "random") for name in ("gpt2", rng.choice(ENCODINGS))]
+    return cases + [((f"{text} \ufffd{mark}🦙 {text}", "gpt2"), "random")]
 
 
 TOKEN_STARTS = TaskSpec(
@@ -449,6 +462,11 @@ TOKEN_STARTS = TaskSpec(
             "a token that begins with a continuation byte was counted from the next character: "
             "it starts at the character its first byte belongs to",
             _starts_by(_lead_bytes),
+        ),
+        Mistake(
+            "a U+FFFD can be a character of the text: stripping it from the decoded prefix "
+            "loses real characters; count the characters whose bytes are all there",
+            _starts_stripping_replacements,
         ),
         Mistake(
             "the task asks for the starts worked out from the tokens' bytes: decode_with_offsets "
