@@ -30,6 +30,9 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+# The longest a test waits for the page to reach a state (a widget rendered, a step shown): a
+# bound for a machine under heavy load, never a measure of speed (conftest.py says why).
+REACH_MS = 60_000
 # The scripts that render saved widgets (nb_ipywidgets_js): require.js and the embedder.
 WIDGET_SCRIPT = re.compile(r"/require(\.min)?\.js$|/@jupyter-widgets/")
 SCRIPT_TAG = re.compile(r"<script\b[^>]*>", re.IGNORECASE)
