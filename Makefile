@@ -9,11 +9,16 @@ VENV := .venv
 PY := $(VENV)/bin/python
 DOWNLOADS := .cache/downloads
 
-.PHONY: book test test-fast lint format-notebooks bench setup setup-test encodings exercises browser-deps clean
+.PHONY: book test test-fast lint format-notebooks bench timings setup setup-test encodings exercises browser-deps clean
 
 book: setup _build/.package-stamp
 	$(PY) tools/build_book.py .
+	$(PY) tools/notebook_timings.py
 	@echo "Open _build/html/index.html"
+
+# Each notebook's time in the last build, from its execution cache (README: "Time to run").
+timings: setup
+	$(PY) tools/notebook_timings.py
 
 # The execution cache is keyed on each notebook's own code, so a change to the companion package
 # (which the notebooks import) must clear it, or pages would keep outputs of the old package.

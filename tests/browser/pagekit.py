@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import importlib.util
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from notebook_paths import load_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 # Debian's Chromium by default; CHROMIUM=/path/to/chrome points elsewhere (e.g. on a CI runner).
@@ -40,12 +41,8 @@ ATTRIBUTE = re.compile(r'([\w-]+)="([^"]*)"')
 
 
 def load_fetcher() -> ModuleType:
-    """``tools/fetch_widget_js.py`` as a module (tools/ is not a package)."""
-    path = ROOT / "tools" / "fetch_widget_js.py"
-    spec = importlib.util.spec_from_file_location("fetch_widget_js", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """``tools/fetch_widget_js.py`` as a module."""
+    return load_tool("fetch_widget_js")
 
 
 @dataclass
