@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from book import corpora, vocabularies
 from book.tokenizers.bpe.core import NO_RANK
-from book.tokenizers.bpe.gguf_bpe import IGNORE_MERGES, byte_level_bpe, token_bytes
+from book.tokenizers.bpe.gguf_bpe import IGNORE_MERGES, byte_level_bpe
 from book.tokenizers.bpe.patterns import GGUF_PRE_PATTERNS, split
 from book.tokenizers.formats.gguf import GgufError, GgufVocabulary, read_gguf_vocabulary
 from book.tokenizers.gguf import from_gguf, load_gguf
@@ -200,12 +200,6 @@ def test_long_chunks_merge_as_the_lowest_rank_rule_says(text):
     assert tok._encode_chunk(text) == symbols
     tok._whole = dict(tok.token_to_id)
     tok._cache.clear()
-
-
-def test_token_bytes_undo_gpt2s_byte_to_unicode_form():
-    assert token_bytes("Ġworld") == b" world" and token_bytes("Ċ") == b"\n"
-    with pytest.raises(UnicodeEncodeError):
-        token_bytes("™")  # not a byte-level token's character
 
 
 def small_vocabulary(model="gpt2", pre="gpt-2") -> GgufVocabulary:
