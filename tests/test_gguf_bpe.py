@@ -198,6 +198,13 @@ def test_long_chunks_merge_as_the_lowest_rank_rule_says(text):
         tok._cache.clear()
 
 
+@pytest.mark.parametrize("name", ["deepseek-llm", "gpt-neox"])
+def test_saving_what_the_books_file_cannot_hold_is_refused(name, tmp_path):
+    with pytest.raises(ValueError, match="several patterns or added tokens"):
+        tokenizer(name).save(tmp_path / "tok.bpe")
+    assert not (tmp_path / "tok.bpe").exists()
+
+
 def lowest_rank_rule(symbols, ranks, new):
     """Merge the lowest-ranked pair present, leftmost first, one merge at a time."""
     symbols = list(symbols)

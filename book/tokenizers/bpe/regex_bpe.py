@@ -377,6 +377,12 @@ class RegexTokenizer(ByteTokenizer):
 
     def save(self, path: str | Path) -> None:
         """Write the tokenizer as the book's file (:mod:`book.tokenizers.formats.bpe_file`)."""
+        if self.added_tokens or not isinstance(self.pattern, str):
+            raise ValueError(
+                "the book's tokenizer file holds one split pattern and no added tokens, but this "
+                "tokenizer has several patterns or added tokens (it was read from another "
+                "format, e.g. GGUF): keep that file and read it again (book.tokenizers.gguf)"
+            )
         write_bpe_file(
             path, self.pattern, self.special_tokens, self.byte_ids, self.merges, self.new_ids
         )
