@@ -25,11 +25,14 @@ from __future__ import annotations
 
 import math
 import random
+from array import array
 from collections.abc import Iterable, Sequence
 from os import PathLike
 
 from book.tokenizers.base import N_BYTES, UNK_TOKEN, StrVocabulary
 from book.tokenizers.errors import tokens_for_ids
+from book.tokenizers.formats.gguf import GgufVocabulary
+from book.tokenizers.formats.gguf_pieces import gguf_pieces
 from book.tokenizers.formats.sentencepiece_model import (
     UNK_SURFACE,
     ModelFileError,
@@ -47,10 +50,10 @@ from book.tokenizers.unigram.lattice import (
     sample_path,
     viterbi,
 )
+from book.tokenizers.unigram.precompiled import PrecompiledCharsmap
 from book.tokenizers.unigram.sentencepiece_text import (
-    SPACE,
     byte_piece,
-    decode_bytes,
+    decode_pieces,
     normalize,
     piece_byte,
 )
@@ -99,6 +102,7 @@ class Unigram(StrVocabulary):
 
     ``pieces`` are in id order. ``add_dummy_prefix``, ``remove_extra_whitespaces`` and
     ``escape_whitespaces`` are SentencePiece's three whitespace switches (all on by default);
+    ``precompiled_charsmap`` is the model's compiled normalization rules (none: identity);
     with ``byte_fallback`` the vocabulary holds the 256 pieces ``<0x00>`` .. ``<0xFF>``.
     """
 
@@ -110,9 +114,16 @@ class Unigram(StrVocabulary):
         add_dummy_prefix: bool = True,
         remove_extra_whitespaces: bool = True,
         escape_whitespaces: bool = True,
+        precompiled_charsmap: bytes | None = None,
         unk_surface: str = UNK_SURFACE,
     ):
         self.pieces = list(pieces)
+        self.precompiled_charsmap = precompiled_charsmap or None
+        self._charsmap = (
+            None
+            if self.precompiled_charsmap is None
+            else (PrecompiledCharsmap(self.precompiled_charsmap))
+        )
         self._check_pieces(byte_fallback)
         self.byte_fallback = byte_fallback
         self.add_dummy_prefix = add_dummy_prefix
@@ -129,10 +140,12 @@ class Unigram(StrVocabulary):
         # user-defined piece of n bytes scores 0.1 * (n - 1) > 0, so that it always wins.
         self.min_score = f32(min(normal)) if normal else FLT_MAX
         self.unk_score = f32(self.min_score - UNK_PENALTY)
+        # Every score as a 32-bit float at once (array "f" rounds as f32 does, and is fast).
+        rounded = array("f", [p.score for p in self.pieces]).tolist()
         self._lattice_scores = {}
         for i, p in enumerate(self.pieces):
             if p.kind == "normal":
-                self._lattice_scores[p.piece] = (i, f32(p.score))
+                self._lattice_scores[p.piece] = (i, rounded[i])
             elif p.kind == "user_defined":
                 score = f32(0.1 * (len(p.piece.encode("utf-8")) - 1))
                 self._lattice_scores[p.piece] = (i, score)
@@ -254,6 +267,33 @@ class Unigram(StrVocabulary):
         )
 
     @classmethod
+    def from_gguf(cls, vocabulary: GgufVocabulary) -> Unigram:
+        """The Unigram tokenizer of a GGUF vocabulary of model ``t5`` (llama.cpp's files).
+
+        Its pieces with scores and kinds, its compiled normalization rules and whitespace
+        switches (``tokenizer.ggml.add_space_prefix``, ``remove_extra_whitespaces``,
+        ``escape_whitespaces``; where the file is silent, llama.cpp's defaults: on, off, on),
+        and byte fallback when it holds the 256 byte pieces.
+        """
+        if vocabulary.model != "t5":
+            raise ValueError(
+                f"{vocabulary.path}: tokenizer model {vocabulary.model!r} is not Unigram "
+                "('t5'); read it with the builder for its model type"
+            )
+        metadata = vocabulary.metadata
+        pieces = gguf_pieces(vocabulary)
+        charsmap = metadata.get("tokenizer.ggml.precompiled_charsmap", ())
+        return cls(
+            pieces,
+            byte_fallback=any(p.kind == "byte" for p in pieces),
+            add_dummy_prefix=vocabulary.add_space_prefix is not False,
+            remove_extra_whitespaces=metadata.get("tokenizer.ggml.remove_extra_whitespaces", False),
+            escape_whitespaces=metadata.get("tokenizer.ggml.escape_whitespaces", True),
+            # int8 or uint8 items, as the converter wrote them: the bytes of the blob
+            precompiled_charsmap=bytes(item & 0xFF for item in charsmap),
+        )
+
+    @classmethod
     def train(cls, text: str, vocab_size: int, *, byte_fallback: bool = False) -> Unigram:
         """Learn a vocabulary of ``vocab_size`` ids from ``text`` by EM with pruning, as
         SentencePiece's trainer does with its defaults (:mod:`book.tokenizers.unigram.train`).
@@ -282,6 +322,7 @@ class Unigram(StrVocabulary):
             add_dummy_prefix=self.add_dummy_prefix,
             remove_extra_whitespaces=self.remove_extra_whitespaces,
             escape_whitespaces=self.escape_whitespaces,
+            charsmap=self._charsmap,
         )
 
     def lattice(self, normalized: str) -> Lattice:
@@ -371,29 +412,9 @@ class Unigram(StrVocabulary):
         ``▁`` becomes a space, the space the dummy prefix added is dropped, control pieces
         vanish, ``<unk>`` shows as ``" ⁇ "``, and byte pieces are joined into characters.
         """
-        pieces = tokens_for_ids(self.pieces, list(ids), self.n_vocab)
-        text: list[str] = []
-        pending = bytearray()  # bytes of byte pieces, decoded when a non-byte piece comes
-        at_start = True  # whether a leading ▁ is still the one the dummy prefix added
-        for p in pieces:
-            if p.kind == "byte":
-                pending.append(piece_byte(p.piece))
-                continue
-            if pending:
-                text.append(decode_bytes(bytes(pending)))
-                pending.clear()
-            if text and text[-1]:  # something was written: no dummy prefix any more
-                at_start = False
-            if p.kind == "control":
-                continue
-            piece, consumed = p.piece, False
-            if at_start and (self.add_dummy_prefix or self.remove_extra_whitespaces):
-                consumed = piece.startswith(SPACE)
-                piece = piece.removeprefix(SPACE)
-                consumed = consumed and not self.remove_extra_whitespaces
-            text.append(self.unk_surface if p.kind == "unknown" else piece.replace(SPACE, " "))
-            if consumed or text[-1]:
-                at_start = False
-        if pending:
-            text.append(decode_bytes(bytes(pending)))
-        return "".join(text)
+        return decode_pieces(
+            tokens_for_ids(self.pieces, list(ids), self.n_vocab),
+            add_dummy_prefix=self.add_dummy_prefix,
+            remove_extra_whitespaces=self.remove_extra_whitespaces,
+            unk_surface=self.unk_surface,
+        )

@@ -30,6 +30,7 @@ from os import PathLike
 
 from book.tokenizers.base import StrVocabulary
 from book.tokenizers.bpe.patterns import special_token_regex
+from book.tokenizers.formats.gguf import TOKEN_TYPES, GgufVocabulary
 from book.tokenizers.formats.tokenizer_json import read_tokenizer_json
 from book.tokenizers.wordpiece.decoder import WordPieceDecoder
 from book.tokenizers.wordpiece.model import (
@@ -65,6 +66,19 @@ def words_of(
     if pre_tokenizer is None:
         return [text] if text else []
     return [word for word, _offsets in pre_tokenizer.pre_tokenize_str(text)]
+
+
+def _unphantom(token: str, control: bool) -> str:
+    """A token as BERT's vocabulary spells it, from llama.cpp's ``▁`` form (see ``from_gguf``).
+
+    >>> _unphantom("▁the", False), _unphantom("ing", False), _unphantom("[CLS]", True)
+    ('the', '##ing', '[CLS]')
+    """
+    if control or (token.startswith("[") and token.endswith("]")):
+        return token
+    if token.startswith("\u2581"):
+        return token[1:]
+    return CONTINUING_SUBWORD_PREFIX + token
 
 
 class WordPiece(StrVocabulary):
@@ -157,6 +171,47 @@ class WordPiece(StrVocabulary):
             pre_tokenizer=BERT_PRE_TOKENIZER if saved.pre_tokenizer else None,
             decoder=None if saved.decoder is None else WordPieceDecoder(**saved.decoder),
             special_tokens=saved.special_tokens,
+        )
+
+    @classmethod
+    def from_gguf(cls, vocabulary: GgufVocabulary) -> WordPiece:
+        """The WordPiece tokenizer of a GGUF vocabulary of model ``bert`` (llama.cpp's files).
+
+        llama.cpp's converter rewrote the tokens (``phantom`` in ``conversion/bert.py``): a word
+        start ``the`` is stored ``▁the`` and a continuation ``##ing`` as ``ing``; control tokens
+        and ``[unused0]``-style tokens are kept. This undoes it, so the vocabulary is BERT's
+        again. Then its unknown token, its control tokens as special tokens, and BERT's
+        stages: ``BertNormalizer`` (lower-casing unless the file's
+        ``tokenizer.ggml.normalizer.lowercase`` says otherwise), ``BertPreTokenizer`` and
+        ``WordPieceDecoder``.
+        """
+        if vocabulary.model != "bert":
+            raise ValueError(
+                f"{vocabulary.path}: tokenizer model {vocabulary.model!r} is not WordPiece "
+                "('bert'); read it with the builder for its model type"
+            )
+        if "unk" not in vocabulary.special_ids:
+            raise ValueError(
+                f"{vocabulary.path}: the file names no unknown token "
+                "(tokenizer.ggml.unknown_token_id), which WordPiece needs"
+            )
+        metadata = vocabulary.metadata
+        lowercase = metadata.get("tokenizer.ggml.normalizer.lowercase", True)
+        strip_accents = metadata.get("tokenizer.ggml.normalizer.strip_accents")
+        types = vocabulary.token_types or (1,) * len(vocabulary.tokens)
+        vocab = [
+            _unphantom(token, TOKEN_TYPES[token_type] == "control")
+            for token, token_type in zip(vocabulary.tokens, types)
+        ]
+        return cls(
+            vocab,
+            unk_token=vocab[vocabulary.special_ids["unk"]],
+            normalizer=BertNormalizer(lowercase=lowercase, strip_accents=strip_accents),
+            special_tokens=[
+                token
+                for token, token_type in zip(vocab, types)
+                if TOKEN_TYPES[token_type] in ("control", "user_defined")
+            ],
         )
 
     @classmethod
