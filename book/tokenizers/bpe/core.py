@@ -8,6 +8,7 @@ token ids for byte-level and regex BPE (chapters 05, 06). Every step here works 
   repeats the three, the obvious trainer, and :func:`train_naive` keeps its merges
   (``book.tokenizers.bpe.train`` is the fast trainer);
 - :func:`ranks_of`, :func:`replay_merges` and :func:`merge_lowest_rank` encode with merges;
+  :func:`merge_best_first` encodes as SentencePiece does, by scores (or ranks) with ties;
 - :func:`trace_chunks` records each merge that changes a text, for the merge stepper.
 
 A merge is ``(pair, count)``: the pair merged and how often it occurred when training chose it

@@ -15,8 +15,8 @@ byte fallback, the pieces ``<0x..>`` of its UTF-8 bytes.
 >>> tok.encode("hugs hug"), tok.decode(tok.encode("hugs hug"))
 ([4, 8, 4], 'hugs hug')
 
-``Unigram.from_sentencepiece(path)`` reads a model trained by SentencePiece (a Unigram model with
-the identity normalization rule) and then segments text exactly as SentencePiece does, and
+``Unigram.from_sentencepiece(path)`` reads a model trained by SentencePiece (a Unigram model,
+with its normalization rules) and then segments text exactly as SentencePiece does, and
 ``Unigram.train(text, vocab_size)`` learns a vocabulary by EM
 (:mod:`book.tokenizers.unigram.train`).
 """
@@ -237,19 +237,14 @@ class Unigram(StrVocabulary):
     def from_sentencepiece(cls, model_file: str | PathLike) -> Unigram:
         """The tokenizer stored in a SentencePiece ``.model`` file (read without sentencepiece).
 
-        The model must be a Unigram model whose normalization rule is ``identity``: the rules
-        such as ``nmt_nfkc`` are compiled tables that this reader does not apply.
+        The model must be a Unigram model; its normalization rules (``nmt_nfkc`` by default)
+        are applied from their compiled table (:mod:`~book.tokenizers.unigram.precompiled`).
         """
         model = read_model(model_file)
         if model.trainer.model_type != "unigram":
             raise ModelFileError(
                 f"{model_file} is a SentencePiece {model.trainer.model_type} model, not a "
                 "unigram one: Unigram reads only models trained with model_type='unigram'"
-            )
-        if not model.normalizer.is_identity:
-            raise ModelFileError(
-                f"{model_file} normalizes text with the rule {model.normalizer.name!r}, which "
-                "this reader does not implement: train with normalization_rule_name='identity'"
             )
         if model.trainer.treat_whitespace_as_suffix:
             raise ModelFileError(
@@ -263,6 +258,7 @@ class Unigram(StrVocabulary):
             add_dummy_prefix=spec.add_dummy_prefix,
             remove_extra_whitespaces=spec.remove_extra_whitespaces,
             escape_whitespaces=spec.escape_whitespaces,
+            precompiled_charsmap=spec.precompiled_charsmap,
             unk_surface=model.trainer.unk_surface,
         )
 
