@@ -1,6 +1,6 @@
 """Real models' non-byte-level vocabularies, read by the book's tokenizers and matched id for id.
 
-llama.cpp's ``ggml-vocab-*.gguf`` files (see ``gguf_files``): SentencePiece BPE (``llama``:
+llama.cpp's ``ggml-vocab-*.gguf`` files (``book.vocabularies``): SentencePiece BPE (``llama``:
 Llama 2, Phi-3, Baichuan), Gemma 4's BPE over ``▁`` pieces (``gemma4``), WordPiece (``bert``:
 BAAI's bge) and Unigram (``t5``: nomic-embed's copy of XLM-R's vocabulary). Where llama.cpp
 ships test vectors (the ids Hugging Face's tokenizer gives), the book's ``encode`` must give
@@ -14,14 +14,15 @@ from functools import cache
 
 import pytest
 import sentencepiece as spm
-from gguf_files import test_vectors, vocabulary
 from parity_corpus import TEXTS
 from sentencepiece_proto import BPE, UNIGRAM, model_proto
 from tokenizers import normalizers
 
 from book.tokenizers import SentencePieceBPE, Tokenizer, Unigram, WordPiece
+from book.tokenizers.formats.gguf import GgufVocabulary, read_gguf_vocabulary
 from book.tokenizers.formats.gguf_pieces import gguf_pieces
 from book.tokenizers.unigram.precompiled import PrecompiledCharsmap
+from book.vocabularies import test_vectors, vocabulary_path
 
 BUILDERS = {
     "llama": SentencePieceBPE.from_gguf,
@@ -47,6 +48,12 @@ NORMALIZED = [
     "x\u3000y\tz\nw\u00a0v\u2003u\u200bt",
     "  leading\u3000\u3000and   inner  ",
 ]
+
+
+@cache
+def vocabulary(name: str) -> GgufVocabulary:
+    """The vocabulary ``name`` (``python -m book.vocabularies`` fetches it), read once."""
+    return read_gguf_vocabulary(vocabulary_path(name))
 
 
 @cache
