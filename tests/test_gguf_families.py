@@ -149,4 +149,7 @@ def test_special_tokens_and_their_attributes():
     assert 105 not in gemma.encode("<|turn>")  # control
     bert = tokenizer("bert-bge")
     assert bert.encode("[CLS] hi [SEP]") == [101, 7632, 102]
+    assert bert.encode("hi", add_special_tokens=True) == [101, 7632, 102]
     assert set(bert.special_tokens) == {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}
+    xlm_r = tokenizer("nomic-bert-moe")
+    assert xlm_r.encode("Hello world", add_special_tokens=True) == [0, 35378, 8999, 2]

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from book.tokenizers.base import N_BYTES, StrVocabulary
+from book.tokenizers.base import N_BYTES, AddedSpecialTokens, StrVocabulary
 from book.tokenizers.bpe.core import merge_best_first, utf8_bytes
 from book.tokenizers.bpe.patterns import special_token_regex
 from book.tokenizers.errors import tokens_for_ids
@@ -48,7 +48,7 @@ GEMMA4_PATTERN = r"[^\n]+|\n+"
 GGUF_MODELS = ("llama", "gemma4")  # tokenizer.ggml.model values this tokenizer reads
 
 
-class SentencePieceBPE(StrVocabulary):
+class SentencePieceBPE(AddedSpecialTokens, StrVocabulary):
     """A BPE over ``▁`` pieces: pieces by id (with scores and kinds) and the switches.
 
     Without ``merges``, a pair's priority is the score of the piece it makes (SentencePiece's
@@ -77,15 +77,13 @@ class SentencePieceBPE(StrVocabulary):
             seen: set[str] = set()
             twice = next(p for p in self.vocab if p in seen or seen.add(p))
             raise ValueError(f"the piece {twice!r} occurs twice; each piece needs one id")
-        for name, token_id in (("bos_id", bos_id), ("eos_id", eos_id)):
-            if token_id is not None and not 0 <= token_id < len(self.vocab):
-                raise ValueError(f"{name}={token_id} is not an id of the {len(self.vocab)} pieces")
-        for name, wanted, token_id in (
-            ("bos", add_bos_token, bos_id),
-            ("eos", add_eos_token, eos_id),
-        ):
-            if wanted and token_id is None:
-                raise ValueError(f"add_{name}_token=True needs {name}_id, the piece to add")
+        self.set_added_special_tokens(
+            bos_id,
+            eos_id,
+            add_bos_token=add_bos_token,
+            add_eos_token=add_eos_token,
+            n_vocab=len(self.vocab),
+        )
         byte_ids = {piece_byte(p.piece): i for i, p in enumerate(self.pieces) if p.kind == "byte"}
         if len(byte_ids) != N_BYTES:
             missing = sorted(set(range(N_BYTES)) - set(byte_ids))
@@ -98,8 +96,6 @@ class SentencePieceBPE(StrVocabulary):
         self.add_dummy_prefix = add_dummy_prefix
         self.pattern = pattern
         self._chunks = None if pattern is None else re.compile(pattern)
-        self.bos_id, self.eos_id = bos_id, eos_id
-        self.add_bos_token, self.add_eos_token = add_bos_token, add_eos_token
         self.unk_surface = unk_surface
         self.user_defined = frozenset(p.piece for p in self.pieces if p.kind == "user_defined")
         if self.merges is None:
@@ -175,15 +171,11 @@ class SentencePieceBPE(StrVocabulary):
         return [self.vocab[i] for i in self.encode(text)]
 
     def encode(self, text: str, *, add_special_tokens: bool = False) -> list[int]:
-        """The ids of ``text``; ``add_special_tokens=True`` adds BOS/EOS as the model asks.
-
-        The default leaves them out, as SentencePiece's ``encode`` and llama.cpp's test
-        vectors do (``transformers`` adds them by default).
-        """
+        """The ids of ``text``; ``add_special_tokens=True`` adds BOS/EOS as the model asks."""
         if not isinstance(text, str):
             raise TypeError(f"expected a str, got {type(text).__name__}")
         utf8_bytes(text)  # a lone surrogate has no bytes: say so before merging anything
-        ids = [self.bos_id] if add_special_tokens and self.add_bos_token else []
+        ids = []
         after_special = True  # llama.cpp puts the dummy prefix after each user-defined piece
         for part, user_defined in self._parts(text):
             if user_defined:
@@ -198,9 +190,7 @@ class SentencePieceBPE(StrVocabulary):
                 else:
                     ids.append(token_id)
             after_special = False
-        if add_special_tokens and self.add_eos_token:
-            ids.append(self.eos_id)
-        return ids
+        return self.with_special_tokens(ids) if add_special_tokens else ids
 
     def decode(self, ids: Iterable[int]) -> str:
         """The text of ``ids`` as SentencePiece decodes it (control pieces left out)."""

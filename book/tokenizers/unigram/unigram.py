@@ -29,7 +29,7 @@ from array import array
 from collections.abc import Iterable, Sequence
 from os import PathLike
 
-from book.tokenizers.base import N_BYTES, UNK_TOKEN, StrVocabulary
+from book.tokenizers.base import N_BYTES, UNK_TOKEN, AddedSpecialTokens, StrVocabulary
 from book.tokenizers.errors import tokens_for_ids
 from book.tokenizers.formats.gguf import GgufVocabulary
 from book.tokenizers.formats.gguf_pieces import gguf_pieces
@@ -97,13 +97,15 @@ def check_log_probabilities(pieces: Sequence[ModelPiece], *, sum_to_one: bool = 
         )
 
 
-class Unigram(StrVocabulary):
+class Unigram(AddedSpecialTokens, StrVocabulary):
     """A Unigram tokenizer: pieces with log-probability scores, segmented by Viterbi.
 
     ``pieces`` are in id order. ``add_dummy_prefix``, ``remove_extra_whitespaces`` and
     ``escape_whitespaces`` are SentencePiece's three whitespace switches (all on by default);
     ``precompiled_charsmap`` is the model's compiled normalization rules (none: identity);
-    with ``byte_fallback`` the vocabulary holds the 256 pieces ``<0x00>`` .. ``<0xFF>``.
+    with ``byte_fallback`` the vocabulary holds the 256 pieces ``<0x00>`` .. ``<0xFF>``;
+    ``bos_id``, ``eos_id`` and their ``add_*_token`` switches: what ``add_special_tokens=True``
+    adds.
     """
 
     def __init__(
@@ -116,6 +118,10 @@ class Unigram(StrVocabulary):
         escape_whitespaces: bool = True,
         precompiled_charsmap: bytes | None = None,
         unk_surface: str = UNK_SURFACE,
+        bos_id: int | None = None,
+        eos_id: int | None = None,
+        add_bos_token: bool = False,
+        add_eos_token: bool = False,
     ):
         self.pieces = list(pieces)
         self.precompiled_charsmap = precompiled_charsmap or None
@@ -130,6 +136,13 @@ class Unigram(StrVocabulary):
         self.remove_extra_whitespaces = remove_extra_whitespaces
         self.escape_whitespaces = escape_whitespaces
         self.unk_surface = unk_surface
+        self.set_added_special_tokens(
+            bos_id,
+            eos_id,
+            add_bos_token=add_bos_token,
+            add_eos_token=add_eos_token,
+            n_vocab=len(self.pieces),
+        )
         self.vocab = [p.piece for p in self.pieces]
         self.unk_id = next(i for i, p in enumerate(self.pieces) if p.kind == "unknown")
         self.byte_ids = {
@@ -266,10 +279,11 @@ class Unigram(StrVocabulary):
     def from_gguf(cls, vocabulary: GgufVocabulary) -> Unigram:
         """The Unigram tokenizer of a GGUF vocabulary of model ``t5`` (llama.cpp's files).
 
-        Its pieces with scores and kinds, its compiled normalization rules and whitespace
-        switches (``tokenizer.ggml.add_space_prefix``, ``remove_extra_whitespaces``,
-        ``escape_whitespaces``; where the file is silent, llama.cpp's defaults: on, off, on),
-        and byte fallback when it holds the 256 byte pieces.
+        Its pieces with scores and kinds, its compiled normalization rules, its whitespace
+        switches (``tokenizer.ggml.add_space_prefix`` and ``remove_extra_whitespaces``; where
+        the file is silent, llama.cpp's defaults: on and off; spaces are always written ``▁``),
+        byte fallback when it holds the 256 byte pieces, and BOS/EOS as the file says to add
+        them (llama.cpp's defaults: EOS only).
         """
         if vocabulary.model != "t5":
             raise ValueError(
@@ -284,9 +298,12 @@ class Unigram(StrVocabulary):
             byte_fallback=any(p.kind == "byte" for p in pieces),
             add_dummy_prefix=vocabulary.add_space_prefix is not False,
             remove_extra_whitespaces=metadata.get("tokenizer.ggml.remove_extra_whitespaces", False),
-            escape_whitespaces=metadata.get("tokenizer.ggml.escape_whitespaces", True),
             # int8 or uint8 items, as the converter wrote them: the bytes of the blob
             precompiled_charsmap=bytes(item & 0xFF for item in charsmap),
+            bos_id=vocabulary.special_ids.get("bos"),
+            eos_id=vocabulary.special_ids.get("eos"),
+            add_bos_token=bool(vocabulary.add_bos),  # llama.cpp's defaults: no BOS, an EOS
+            add_eos_token=vocabulary.add_eos is not False,
         )
 
     @classmethod
@@ -355,9 +372,11 @@ class Unigram(StrVocabulary):
         """
         return [piece for piece, _ in self.segment(text)]
 
-    def encode(self, text: str) -> list[int]:
-        """The ids of the best segmentation of ``text``."""
-        return [token_id for _, token_id in self.segment(text)]
+    def encode(self, text: str, *, add_special_tokens: bool = False) -> list[int]:
+        """The ids of the best segmentation of ``text``; ``add_special_tokens=True`` adds
+        BOS and EOS where the model asks (:class:`~book.tokenizers.base.AddedSpecialTokens`)."""
+        ids = [token_id for _, token_id in self.segment(text)]
+        return self.with_special_tokens(ids) if add_special_tokens else ids
 
     def nbest(self, text: str, n: int) -> list[tuple[list[str], float]]:
         """The ``n`` most probable segmentations as (pieces, log-probability), best first.

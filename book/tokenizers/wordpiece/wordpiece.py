@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from os import PathLike
 
-from book.tokenizers.base import StrVocabulary
+from book.tokenizers.base import AddedSpecialTokens, StrVocabulary
 from book.tokenizers.bpe.patterns import special_token_regex
 from book.tokenizers.formats.gguf import TOKEN_TYPES, GgufVocabulary
 from book.tokenizers.formats.tokenizer_json import read_tokenizer_json
@@ -81,13 +81,15 @@ def _unphantom(token: str, control: bool) -> str:
     return CONTINUING_SUBWORD_PREFIX + token
 
 
-class WordPiece(StrVocabulary):
+class WordPiece(AddedSpecialTokens, StrVocabulary):
     """A WordPiece tokenizer: a vocabulary in id order, and the stages that use it.
 
     ``unk_token``, ``continuing_subword_prefix`` and ``max_input_chars_per_word`` are the
     model's options (``tokenizers``' ``models.WordPiece``, same defaults). ``special_tokens``
     are matched whole in the raw text before anything else, and ``decode`` leaves them out by
-    default, as ``tokenizers`` does with the added tokens it marks special.
+    default, as ``tokenizers`` does with the added tokens it marks special. ``bos_id``,
+    ``eos_id`` and their ``add_*_token`` switches: what ``add_special_tokens=True`` adds
+    (:class:`~book.tokenizers.base.AddedSpecialTokens`).
     """
 
     def __init__(
@@ -101,6 +103,10 @@ class WordPiece(StrVocabulary):
         pre_tokenizer: BertPreTokenizer | None = BERT_PRE_TOKENIZER,
         decoder: WordPieceDecoder | None = WORDPIECE_DECODER,
         special_tokens: Iterable[str] = (),
+        bos_id: int | None = None,
+        eos_id: int | None = None,
+        add_bos_token: bool = False,
+        add_eos_token: bool = False,
     ):
         self.vocab = list(vocab)
         if not self.vocab:
@@ -125,6 +131,13 @@ class WordPiece(StrVocabulary):
                 f"max_input_chars_per_word must be an int >= 1, got {max_input_chars_per_word!r}"
             )
         self.special_tokens = tuple(special_tokens)
+        self.set_added_special_tokens(
+            bos_id,
+            eos_id,
+            add_bos_token=add_bos_token,
+            add_eos_token=add_eos_token,
+            n_vocab=len(self.vocab),
+        )
         missing = [token for token in self.special_tokens if token not in self.token_to_id]
         if missing:
             raise ValueError(f"the special tokens {missing} are not in the vocabulary")
@@ -212,6 +225,11 @@ class WordPiece(StrVocabulary):
                 for token, token_type in zip(vocab, types)
                 if TOKEN_TYPES[token_type] in ("control", "user_defined")
             ],
+            # llama.cpp's WordPiece: BOS ([CLS]) before, the separator ([SEP]) after
+            bos_id=vocabulary.special_ids.get("bos", vocabulary.special_ids.get("cls")),
+            eos_id=vocabulary.special_ids.get("sep"),
+            add_bos_token=vocabulary.add_bos is not False,
+            add_eos_token=metadata.get("tokenizer.ggml.add_sep_token", True),
         )
 
     @classmethod
@@ -294,9 +312,11 @@ class WordPiece(StrVocabulary):
                 pieces += [piece for word in self.words(part) for piece in self.tokenize_word(word)]
         return pieces
 
-    def encode(self, text: str) -> list[int]:
-        """The ids of the pieces of ``text`` (``tokenizers``' ``add_special_tokens=False``)."""
-        return [self.token_to_id[piece] for piece in self.tokenize(text)]
+    def encode(self, text: str, *, add_special_tokens: bool = False) -> list[int]:
+        """The ids of the pieces of ``text``; ``add_special_tokens=True`` adds ``[CLS]`` and
+        ``[SEP]`` where the model asks (``bos_id``, ``eos_id``)."""
+        ids = [self.token_to_id[piece] for piece in self.tokenize(text)]
+        return self.with_special_tokens(ids) if add_special_tokens else ids
 
     def decode(self, ids: Iterable[int], skip_special_tokens: bool = True) -> str:
         """The text of ``ids``, by the decoder (without one: the pieces joined by spaces).
