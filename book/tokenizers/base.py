@@ -174,7 +174,6 @@ class AddedSpecialTokens:
         self,
         bos_id: int | None,
         eos_id: int | None,
-        *,
         add_bos_token: bool,
         add_eos_token: bool,
         n_vocab: int,

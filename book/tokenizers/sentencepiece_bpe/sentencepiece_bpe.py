@@ -77,13 +77,7 @@ class SentencePieceBPE(AddedSpecialTokens, StrVocabulary):
             seen: set[str] = set()
             twice = next(p for p in self.vocab if p in seen or seen.add(p))
             raise ValueError(f"the piece {twice!r} occurs twice; each piece needs one id")
-        self.set_added_special_tokens(
-            bos_id,
-            eos_id,
-            add_bos_token=add_bos_token,
-            add_eos_token=add_eos_token,
-            n_vocab=len(self.vocab),
-        )
+        self.set_added_special_tokens(bos_id, eos_id, add_bos_token, add_eos_token, len(self.vocab))
         byte_ids = {piece_byte(p.piece): i for i, p in enumerate(self.pieces) if p.kind == "byte"}
         if len(byte_ids) != N_BYTES:
             missing = sorted(set(range(N_BYTES)) - set(byte_ids))

@@ -137,11 +137,7 @@ class Unigram(AddedSpecialTokens, StrVocabulary):
         self.escape_whitespaces = escape_whitespaces
         self.unk_surface = unk_surface
         self.set_added_special_tokens(
-            bos_id,
-            eos_id,
-            add_bos_token=add_bos_token,
-            add_eos_token=add_eos_token,
-            n_vocab=len(self.pieces),
+            bos_id, eos_id, add_bos_token, add_eos_token, len(self.pieces)
         )
         self.vocab = [p.piece for p in self.pieces]
         self.unk_id = next(i for i, p in enumerate(self.pieces) if p.kind == "unknown")

@@ -131,13 +131,7 @@ class WordPiece(AddedSpecialTokens, StrVocabulary):
                 f"max_input_chars_per_word must be an int >= 1, got {max_input_chars_per_word!r}"
             )
         self.special_tokens = tuple(special_tokens)
-        self.set_added_special_tokens(
-            bos_id,
-            eos_id,
-            add_bos_token=add_bos_token,
-            add_eos_token=add_eos_token,
-            n_vocab=len(self.vocab),
-        )
+        self.set_added_special_tokens(bos_id, eos_id, add_bos_token, add_eos_token, len(self.vocab))
         missing = [token for token in self.special_tokens if token not in self.token_to_id]
         if missing:
             raise ValueError(f"the special tokens {missing} are not in the vocabulary")
