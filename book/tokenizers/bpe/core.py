@@ -272,14 +272,27 @@ def build_vocab(
 ) -> dict[int, bytes]:
     """The vocabulary ``{id: bytes}``: the 256 bytes, then each merge's two parts joined.
 
+    A merge whose part a later merge makes (Hugging Face's merges converted from tiktoken's
+    ranks list every split of a token at the token's rank) is joined once that part is known.
+
     >>> vocab = build_vocab([((104, 105), 2), ((256, 33), 1)])
     >>> vocab[104], vocab[256], vocab[257]
     (b'h', b'hi', b'hi!')
     """
     byte_ids = identity_byte_ids() if byte_ids is None else byte_ids
     vocab = {token_id: bytes([byte]) for byte, token_id in enumerate(byte_ids)}
-    for rank, ((left, right), _count) in enumerate(merges):
-        vocab[new_ids[rank]] = vocab[left] + vocab[right]
+    pending = list(enumerate(merges))
+    while pending:
+        later = []
+        for rank, ((left, right), count) in pending:
+            if left in vocab and right in vocab:
+                vocab[new_ids[rank]] = vocab[left] + vocab[right]
+            else:
+                later.append((rank, ((left, right), count)))
+        if len(later) == len(pending):
+            rank, (pair, _count) = later[0]
+            raise ValueError(f"merge {rank} joins {pair}, which no byte or merge makes")
+        pending = later
     return vocab
 
 
@@ -347,8 +360,8 @@ def _merge_lowest_rank_heap(
 ) -> list[S]:
     """:func:`merge_lowest_rank` for long sequences: a linked list of symbols, a heap of ranks.
 
-    Exact where each rank names one pair and a merge creates only pairs of higher rank, as
-    the merges of a BPE do.
+    Exact for any merges: where a merge creates a pair of lower rank (only where several merges
+    make one token), that pair is merged before the rest of the current rank's places.
 
     Where each rank's pair occurs is kept in a bucket, and a min-heap holds the ranks present:
     pop the lowest, merge its occurrences left to right, file the pairs each merge creates
@@ -381,18 +394,28 @@ def _merge_lowest_rank_heap(
     while heap:
         rank = heapq.heappop(heap)
         new = new_symbols[rank]
-        for node in sorted(where.pop(rank)):
+        nodes = sorted(where.pop(rank))
+        for index, node in enumerate(nodes):
             right = next_[node]
             if right < 0 or tokens[node] is _GONE or get((tokens[node], tokens[right])) != rank:
                 continue  # stale: an earlier merge changed this place
             after, before = next_[right], prev[node]
             tokens[node], tokens[right], next_[node] = new, _GONE, after
+            lowest = NO_RANK
             if after >= 0:
                 prev[after] = node
                 if (pushed := get((new, tokens[after]))) is not None:
                     file(pushed, node)
+                    lowest = pushed
             if before >= 0 and (pushed := get((tokens[before], new))) is not None:
                 file(pushed, before)
+                lowest = min(lowest, pushed)
+            if lowest < rank:
+                # The merge made a pair that ranks before this one (possible only where several
+                # merges make one token): it goes first, the rest of this bucket after it.
+                for rest in nodes[index + 1 :]:
+                    file(rank, rest)
+                break
     return [token for token in tokens if token is not _GONE]
 
 

@@ -17,7 +17,7 @@ from a :class:`GgufVocabulary` elsewhere.
 
 >>> header = b"GGUF" + (3).to_bytes(4, "little") + bytes(16)
 >>> read_gguf_metadata_bytes(header, "empty.gguf")
-{}
+{'GGUF.version': 3}
 """
 
 from __future__ import annotations
