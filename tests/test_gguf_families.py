@@ -14,6 +14,8 @@ from functools import cache
 
 import pytest
 import sentencepiece as spm
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from parity_corpus import TEXTS
 from sentencepiece_proto import BPE, UNIGRAM, model_proto
 from tokenizers import normalizers
@@ -92,6 +94,14 @@ def test_decode_gives_every_text_back(name):
     tok = tokenizer(name)
     for text, ids in test_vectors(name):
         assert tok.decode(ids) == text
+
+
+@pytest.mark.parametrize("name", ["llama-spm", "gemma-4"])
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=50))
+def test_any_text_comes_back(name, text):
+    tok = tokenizer(name)
+    assert tok.decode(tok.encode(text)) == text
 
 
 def test_bert_decodes_to_its_normalized_words():
