@@ -27,6 +27,7 @@ import tempfile
 from pathlib import Path
 
 from book.encodings import pip_download, sha256
+from book.tokenizers.gguf import load_gguf
 
 REQUIREMENT = "llama-cpp-python==0.3.36"
 MEMBER_DIR = "llama_cpp_python-0.3.36/vendor/llama.cpp/models/"
@@ -116,7 +117,11 @@ OWNERS = {
         "https://github.com/deepseek-ai/DeepSeek-LLM/blob/main/LICENSE-MODEL",
     ),
     "falcon": ("tiiuae/falcon-7b", "Apache 2.0", "https://www.apache.org/licenses/LICENSE-2.0"),
-    "gemma-4": ("google/gemma-4", "Gemma terms of use", "https://ai.google.dev/gemma/terms"),
+    "gemma-4": (
+        "google/gemma-4-E2B-it",  # every Gemma 4 model has this tokenizer
+        "Apache 2.0",
+        "https://ai.google.dev/edge/litert-lm/models/gemma-4",
+    ),
     "gpt-2": (
         "openai-community/gpt2",
         "MIT",
@@ -263,6 +268,15 @@ def vocabulary_path(name: str) -> Path:
     'ggml-vocab-gpt-2.gguf'
     """
     return _cached(f"ggml-vocab-{_known(name)}.gguf")
+
+
+def load(name: str):
+    """The book's tokenizer of vocabulary ``name``, read from its verified file.
+
+    >>> load("gpt-2").encode("Hello world")
+    [15496, 995]
+    """
+    return load_gguf(vocabulary_path(name))
 
 
 def has_test_vectors(name: str) -> bool:
