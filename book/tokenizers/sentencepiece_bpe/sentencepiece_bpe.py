@@ -58,6 +58,9 @@ class SentencePieceBPE(AddedSpecialTokens, StrVocabulary):
     ``add_dummy_prefix`` puts ``▁`` before the text (and after each user-defined piece, as
     llama.cpp does); ``pattern`` cuts the text into chunks first. ``bos_id``/``eos_id`` and
     ``add_bos_token``/``add_eos_token`` say what ``add_special_tokens=True`` adds.
+
+    It is read from a model's files (:meth:`from_gguf`), not trained: the book trains its own
+    BPE byte-level (``RegexTokenizer``), and SentencePiece's trainer is SentencePiece's.
     """
 
     def __init__(
