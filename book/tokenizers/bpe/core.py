@@ -8,6 +8,7 @@ token ids for byte-level and regex BPE (chapters 05, 06). Every step here works 
   repeats the three, the obvious trainer, and :func:`train_naive` keeps its merges
   (``book.tokenizers.bpe.train`` is the fast trainer);
 - :func:`ranks_of`, :func:`replay_merges` and :func:`merge_lowest_rank` encode with merges;
+  :func:`merge_best_first` encodes as SentencePiece does, by scores (or ranks) with ties;
 - :func:`trace_chunks` records each merge that changes a text, for the merge stepper.
 
 A merge is ``(pair, count)``: the pair merged and how often it occurred when training chose it
@@ -503,3 +504,46 @@ def decode_utf8(pieces: Sequence[bytes], errors: str = "replace") -> str:
         return data.decode("utf-8", errors=errors)
     except UnicodeDecodeError as error:
         raise InvalidUTF8Error.from_decode_error(error, pieces) from None
+
+
+def merge_best_first(
+    symbols: Sequence[str], priority: Callable[[str, str], float | None]
+) -> list[str]:
+    """Encode as SentencePiece's BPE does: join the best adjacent pair, one pair at a time.
+
+    ``priority(left, right)`` ranks a pair (lower is better; ``None``: never joined). The
+    best pair present is joined, the leftmost among equals, and the two pairs it creates are
+    ranked; until no pair has a priority. SentencePiece ranks a pair by minus the score of
+    the piece it makes (``bpe_model.cc``), which need not grow with each merge, and equal
+    scores are ties, so this keeps every candidate in a heap rather than one pair a rank
+    (:func:`merge_lowest_rank`); an entry that a join has made stale is skipped.
+
+    >>> scores = {"ab": -1.0, "bc": -1.0, "abc": -2.0}
+    >>> merge_best_first(list("abc"), lambda a, b: -scores[a + b] if a + b in scores else None)
+    ['abc']
+    """
+    texts: list[str | None] = list(symbols)
+    next_ = [*range(1, len(texts)), -1]
+    prev = list(range(-1, len(texts) - 1))
+    heap: list[tuple[float, int, int, str]] = []
+
+    def push(left: int, right: int) -> None:
+        a, b = texts[left], texts[right]
+        if (rank := priority(a, b)) is not None:
+            heapq.heappush(heap, (rank, left, right, a + b))
+
+    for left in range(len(texts) - 1):
+        push(left, left + 1)
+    while heap:
+        _rank, left, right, joined_text = heapq.heappop(heap)
+        a, b = texts[left], texts[right]
+        if a is None or b is None or next_[left] != right or a + b != joined_text:
+            continue  # stale: a join since the push changed one side
+        texts[left], texts[right] = joined_text, None
+        next_[left] = after = next_[right]
+        if after >= 0:
+            prev[after] = left
+            push(left, after)
+        if prev[left] >= 0:
+            push(prev[left], left)
+    return [text for text in texts if text is not None]
