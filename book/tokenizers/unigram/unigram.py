@@ -28,7 +28,7 @@ import random
 from collections.abc import Iterable, Sequence
 from os import PathLike
 
-from book.tokenizers.base import N_BYTES, UNK_TOKEN, StrVocabulary
+from book.tokenizers.base import N_BYTES, UNK_TOKEN, StrVocabulary, as_rng
 from book.tokenizers.errors import tokens_for_ids
 from book.tokenizers.formats.sentencepiece_model import (
     UNK_SURFACE,
@@ -347,7 +347,7 @@ class Unigram(StrVocabulary):
         """
         if not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and alpha >= 0):
             raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
-        rng = seed if isinstance(seed, random.Random) else random.Random(seed)
+        rng = as_rng(seed)
         normalized = self.normalize(text)
         path = sample_path(self.lattice(normalized), rng, theta=alpha)
         return [piece for piece, _ in self._finish(normalized, path)]
