@@ -23,7 +23,7 @@ thresholds = st.floats(-1, 9)
 
 
 def test_entropies_are_those_of_the_models_next_byte_distribution():
-    data = "Full fathom five".encode()
+    data = b"Full fathom five"
     for i, bits in enumerate(next_byte_entropies(MODEL, data)):
         p = MODEL.probs(data[max(0, i - 2) : i])
         assert bits == pytest.approx(-sum(q * math.log2(q) for q in p))

@@ -65,7 +65,8 @@ def patch_starts(
     """Where patches start: byte 0, and each byte whose entropy is above ``threshold``
     (``monotonic``: whose entropy exceeds the previous byte's by more than ``threshold``).
 
-    >>> patch_starts([8.0, 1.0, 3.0, 0.5], 2.0), patch_starts([8.0, 1.0, 3.0, 0.5], 1.5, monotonic=True)
+    >>> entropies = [8.0, 1.0, 3.0, 0.5]
+    >>> patch_starts(entropies, 2.0), patch_starts(entropies, 1.5, monotonic=True)
     ([0, 2], [0, 2])
     """
     if not isinstance(threshold, (int, float)) or math.isnan(threshold):
