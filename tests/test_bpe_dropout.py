@@ -90,6 +90,11 @@ def test_special_tokens_stay_whole():
     assert ids == [97, REGEX.special_tokens["<|endoftext|>"], 98]
 
 
+def test_a_lone_surrogate_is_refused_with_its_position():
+    with pytest.raises(UnicodeEncodeError, match="position 3"):
+        REGEX.encode("abc\ud800", dropout=0.1)
+
+
 @pytest.mark.parametrize("bad", [-0.1, 1.5, "0.1", True, float("nan")])
 def test_a_bad_dropout_is_refused(bad):
     with pytest.raises(ValueError, match="dropout must be a probability"):

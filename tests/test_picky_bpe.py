@@ -20,7 +20,7 @@ PICKY = PickyBPE.train(TRAIN, 600, threshold=0.6)
 
 def test_threshold_one_is_ordinary_bpe():
     assert all(event.kind == "merge" for event in PLAIN.events)
-    assert [(event.parts, event.count) for event in PLAIN.events] == BPE.merges
+    assert [(event.parts, event.score) for event in PLAIN.events] == BPE.merges
     assert PLAIN.vocab == BPE.vocab
 
 
@@ -43,7 +43,7 @@ def test_the_ios_threshold_decides_a_removal():
     gone = PickyBPE.train(text, 258, threshold=0.7, pattern=WORDS)
     assert [event.kind for event in kept.events] == ["merge", "merge"]
     assert [event.kind for event in gone.events[:3]] == ["merge", "merge", "remove"]
-    assert gone.events[2].count == 0.75 and gone.spell(gone.events[2].token) == b"ab"
+    assert gone.events[2].score == 0.75 and gone.spell(gone.events[2].token) == b"ab"
 
 
 def test_removals_follow_the_paper():
@@ -52,7 +52,7 @@ def test_removals_follow_the_paper():
     made_of = {}
     for event in PICKY.events:
         if event.kind == "remove":
-            assert event.count > 0.6 and event.token >= N_BYTES  # bytes are never removed
+            assert event.score > 0.6 and event.token >= N_BYTES  # bytes are never removed
             assert PICKY.spell(event.token) == b"".join(map(PICKY.spell, event.parts))
             assert event.token in made_of
         else:

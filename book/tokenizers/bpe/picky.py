@@ -29,21 +29,28 @@ from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
 from book.tokenizers.base import N_BYTES, Described, check_train_vocab_size
-from book.tokenizers.bpe.core import Pair, decode_utf8, get_pair_counts, merge, utf8_bytes
+from book.tokenizers.bpe.core import (
+    Pair,
+    decode_utf8,
+    get_pair_counts,
+    merge,
+    surrogate_error,
+    utf8_bytes,
+)
 from book.tokenizers.bpe.patterns import CL100K_PATTERN, compile_pattern
-from book.tokenizers.bpe.pretokenize import chunk_counts, surrogate_error
+from book.tokenizers.bpe.pretokenize import chunk_counts
 from book.tokenizers.errors import tokens_for_ids
 
 
 class Event(NamedTuple):
     """One step of training: a merge making ``token`` of ``parts`` (a pair), or the removal of
-    ``token``, whose occurrences become ``parts``; ``count`` is the merge's count, or the IoS
-    that removed the token."""
+    ``token``, whose occurrences become ``parts``. ``score`` is what decided it: the pair's
+    count for a merge (BPE's score), the token's IoS for a removal."""
 
     kind: Literal["merge", "remove"]
     token: int
     parts: tuple[int, ...]
-    count: float
+    score: float
 
 
 def check_threshold(threshold: object) -> float:
