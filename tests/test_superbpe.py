@@ -10,7 +10,13 @@ from book.analysis.metrics import bytes_per_token
 from book.tokenizers import RegexTokenizer
 from book.tokenizers.base import N_BYTES
 from book.tokenizers.bpe.patterns import GPT2_PATTERN, split
-from book.tokenizers.bpe.superbpe import STAGE_TWO_PATTERN, STAGE_TWO_SPLIT, train_superbpe
+from book.tokenizers.bpe.superbpe import (
+    MAX_WORDS,
+    STAGE_TWO_PATTERN,
+    STAGE_TWO_SPLIT,
+    train_superbpe,
+)
+from book.tokenizers.bpe.train import train_merges
 
 TRAIN = corpora.english("train")[:30_000]
 SUPER = train_superbpe(TRAIN, 900, transition=600)
@@ -58,6 +64,26 @@ def test_stage_two_learns_superwords_within_its_chunks():
     assert all(token in text for token in stage_two)  # each lies inside some chunk
     spans_a_space = [t for t in stage_two if regex.search(rb"\S \S", t)]
     assert len(spans_a_space) > 20, spans_a_space
+
+
+def test_no_superword_of_more_than_four_words_or_with_a_colon_space():
+    text = "Answer: one two three four five six, " * 30
+    tok = train_superbpe(text, 400, transition=300)
+    first = N_BYTES + len(RegexTokenizer.train(text, 300).merges)  # stage one ran out early
+    stage_two = [tok.vocab[i] for i in range(first, tok.n_vocab)]
+    assert stage_two, "stage two learned nothing"
+    for token in stage_two:
+        assert b": " not in token and len(token.split()) <= MAX_WORDS, token
+    assert b" one two three four" in stage_two  # four words are allowed
+    assert len(tok.encode(" one two three four five six,")) >= 2
+
+
+def test_a_refused_pair_is_never_merged():
+    data = {tuple(b"abab cd abab"): 3, tuple(b"cdcd"): 2}
+    refused = (97, 98)
+    merges = train_merges(data, 6, allow=lambda pair: pair != refused)
+    assert refused not in [pair for pair, _ in merges]
+    assert train_merges(data, 6, allow=lambda pair: True) == train_merges(data, 6)
 
 
 def test_fewer_tokens_than_bpe_at_the_same_vocabulary():
