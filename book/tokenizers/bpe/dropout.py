@@ -9,7 +9,9 @@ regularization"; the paper reports up to +2.3 BLEU over BPE on translation). ``d
 BPE itself, ``dropout=1`` leaves the bytes; the paper uses 0.1 while training and plain BPE
 for test text. Hugging Face tokenizers' ``BPE(dropout=...)`` is the same option, tried in
 the same order: candidates by rank, then leftmost first, each skipped with probability
-``dropout``.
+``dropout``. (Its heap also holds entries that earlier merges made stale, and popping one
+gives the skipped candidates another draw; here each step draws once per candidate, as the
+paper's algorithm does, so the two agree at 0 and 1 and differ a little in between.)
 
 >>> import random
 >>> ranks = {(104, 105): 0, (256, 33): 1}
