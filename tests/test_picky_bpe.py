@@ -36,6 +36,17 @@ def test_round_trip(text):
     assert PICKY.decode(ids, errors="strict") == text
 
 
+@given(
+    st.text(alphabet="ab c\né", max_size=50),
+    st.integers(256, 290),
+    st.sampled_from([0.3, 0.6, 0.9, 1.0]),
+)
+def test_training_on_any_text_stops_and_round_trips(text, vocab_size, threshold):
+    tok = PickyBPE.train(text, vocab_size, threshold=threshold, pattern=WORDS)
+    assert len(tok.vocab) <= vocab_size
+    assert tok.decode(tok.encode(text), errors="strict") == text
+
+
 def test_the_ios_threshold_decides_a_removal():
     # "ab" occurs 4 times; 3 of them become "abc": IoS(ab) = 3/4.
     text = "abc abc abc ab"
