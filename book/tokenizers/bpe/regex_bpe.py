@@ -36,6 +36,7 @@ from book.tokenizers.bpe.core import (
 from book.tokenizers.bpe.patterns import (
     CL100K_PATTERN,
     GPT2_PATTERN,
+    Pattern,
     check_special_names,
     compile_pattern,
     special_token_regex,
@@ -66,15 +67,16 @@ class RegexTokenizer(ByteTokenizer):
     def __init__(
         self,
         merges: Iterable[Merge] = (),
-        pattern: str = CL100K_PATTERN,
+        pattern: Pattern = CL100K_PATTERN,
         special_tokens: Mapping[str, int] | None = None,
         byte_ids: Sequence[int] | None = None,
         new_ids: Sequence[int] | None = None,
     ):
         super().__init__(merges, byte_ids, new_ids)
-        self.pattern = pattern
+        self.pattern = pattern  # one pattern, or a tuple of them applied in turn
         self._regex = compile_pattern(pattern)
         self.special_tokens: dict[str, int] = {}
+        self.added_tokens: frozenset[str] = frozenset()  # see register_added_tokens
         self._cache: dict[str, list[int]] = {}
         self._whole: dict[bytes, int] | None = None  # see _whole_tokens
         self.register_special_tokens(special_tokens or {})
@@ -245,6 +247,22 @@ class RegexTokenizer(ByteTokenizer):
         specials = {i: name.encode("utf-8") for name, i in self.special_tokens.items()}
         self._id_to_bytes = {**self.vocab, **specials}
 
+    def register_added_tokens(self, added_tokens: Mapping[str, int]) -> None:
+        """Add tokens ``{text: id}`` that ``encode`` finds wherever their text occurs.
+
+        They are special tokens that need no ``allowed_special``: Hugging Face's added tokens
+        that are not special, llama.cpp's user-defined tokens (GPT-NeoX's runs of spaces, for
+        one), which the model's own tokenizer matches in any text before splitting it.
+        ``encode_ordinary`` still encodes their text as ordinary text.
+
+        >>> tok = RegexTokenizer()
+        >>> tok.register_added_tokens({"  ": 256})
+        >>> tok.encode("a  b"), tok.encode_ordinary("a  b")
+        ([97, 256, 98], [97, 32, 32, 98])
+        """
+        self.register_special_tokens(added_tokens)
+        self.added_tokens = self.added_tokens | set(added_tokens)
+
     def split(self, text: str) -> list[str]:
         """The chunks of ``text`` under this tokenizer's pattern."""
         return self._regex.findall(text)
@@ -283,7 +301,8 @@ class RegexTokenizer(ByteTokenizer):
         ``allowed_special`` texts become their special ids; ``disallowed_special`` ones
         ("all" = every special not allowed) raise :class:`DisallowedSpecialTokenError`
         wherever they occur in the text; any other special token's text is encoded as
-        ordinary text. Two choices are stricter than tiktoken's: a name that is not a special
+        ordinary text. Added tokens (:meth:`register_added_tokens`) are always allowed. Two
+        choices are stricter than tiktoken's: a name that is not a special
         token of this tokenizer is an error (tiktoken ignores it in ``allowed_special``, so a
         typo goes unnoticed), and where one allowed special token's text begins another's, the
         longest wins (tiktoken's pick follows the order of its internal hash map).
@@ -294,7 +313,7 @@ class RegexTokenizer(ByteTokenizer):
         >>> tok.encode("hi<|end|>", disallowed_special=()) == tok.encode_ordinary("hi<|end|>")
         True
         """
-        allowed = self._special_names(allowed_special, "allowed_special")
+        allowed = self._special_names(allowed_special, "allowed_special") | self.added_tokens
         if disallowed_special == "all":
             disallowed = set(self.special_tokens) - allowed
         else:

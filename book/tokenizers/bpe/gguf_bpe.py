@@ -1,0 +1,120 @@
+"""Byte-level BPE from a GGUF vocabulary (``tokenizer.ggml.model == "gpt2"``) as a RegexTokenizer.
+
+GGUF files store a byte-level BPE as Hugging Face does: each token and each merge in GPT-2's
+byte-to-unicode form (``Ġthe`` for the bytes `` the``), merges in rank order, and a type for
+each token (``TOKEN_TYPES``). Normal tokens are the bytes and what the merges make; control
+tokens (``<|endoftext|>``) become the tokenizer's special tokens; user-defined tokens (Hugging
+Face's added tokens that are not special) become added tokens, matched in any text. The split
+pattern is the book's for the file's ``tokenizer.ggml.pre`` (``GGUF_PRE_PATTERNS``).
+
+>>> from book.tokenizers.bpe.patterns import GGUF_PRE_PATTERNS
+>>> "llama-bpe" in GGUF_PRE_PATTERNS and "qwen2" in GGUF_PRE_PATTERNS
+True
+"""
+
+from __future__ import annotations
+
+from book.tokenizers.base import N_BYTES
+from book.tokenizers.bpe.patterns import GGUF_PRE_PATTERNS
+from book.tokenizers.bpe.regex_bpe import RegexTokenizer
+from book.tokenizers.formats.gguf import GgufError, GgufVocabulary
+from book.tokenizers.formats.gpt2_files import unicode_to_bytes
+
+NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6  # formats.gguf.TOKEN_TYPES
+
+# Pre-tokenizer names for which llama.cpp sets ignore_merges (src/llama-vocab.cpp), as Hugging
+# Face's BPE(ignore_merges=True) in the model's tokenizer.json: a chunk that is a token is that
+# token, whatever the merges would make of it.
+IGNORE_MERGES = frozenset({"llama-bpe"})
+
+
+def byte_level_bpe(vocab: GgufVocabulary, pre: str | None = None) -> RegexTokenizer:
+    """The tokenizer of a GGUF byte-level BPE vocabulary, ids exactly the file's.
+
+    ``pre`` overrides the file's ``tokenizer.ggml.pre``; a file without one gets llama.cpp's
+    ``"default"``, as llama.cpp gives it.
+    """
+    pre = pre or vocab.pre or "default"
+    if pre not in GGUF_PRE_PATTERNS:
+        raise GgufError(
+            vocab.path,
+            f"the book has no split pattern for the pre-tokenizer {pre!r} "
+            f"(tokenizer.ggml.pre); it knows {', '.join(sorted(GGUF_PRE_PATTERNS))}",
+        )
+    types = vocab.token_types or (NORMAL,) * len(vocab.tokens)
+    learned: dict[int, bytes] = {}
+    specials: dict[str, int] = {}
+    added: dict[str, int] = {}
+    unreachable = []  # ids of tokens no text can reach: left out, so decode refuses them
+    for token_id, (token, kind) in enumerate(zip(vocab.tokens, types)):
+        if kind == CONTROL:
+            specials[token] = token_id
+        elif kind == USER_DEFINED:
+            added[token] = token_id  # stored as its text, not in byte-to-unicode form
+        else:
+            try:
+                learned[token_id] = token_bytes(token)
+            except UnicodeEncodeError:
+                unreachable.append(token_id)
+    merges = [(token_bytes(left), token_bytes(right)) for left, right in vocab.merges]
+    made = {bytes([byte]) for byte in range(N_BYTES)} | {left + right for left, right in merges}
+    # A normal token that no merge makes is a special token in all but name (Aquila's
+    # <|endoftext|>); one whose text is not byte-level (Command-R's 1,403 emoji parts) no text
+    # can reach, and it is left out.
+    for token_id, token in list(learned.items()):
+        if token not in made:
+            del learned[token_id]
+            if token.isascii():
+                specials[token.decode()] = token_id
+            else:
+                unreachable.append(token_id)
+    tok = _from_merges(vocab, learned, merges, pre)
+    if pre in IGNORE_MERGES:
+        tok._whole = dict(tok.token_to_id)  # every learned token is taken whole
+    tok.register_special_tokens(specials)
+    tok.register_added_tokens(added)
+    return tok
+
+
+# GPT-2's byte-to-unicode form undone by str.translate at C speed: each of its 256 characters
+# becomes the character of its byte's value, then latin-1 gives the byte. Any other character
+# becomes U+0100, which latin-1 refuses: the token is not in byte-level form.
+_FROM_UNICODE = {ord(char): byte for char, byte in unicode_to_bytes().items()}
+_TO_LATIN1 = {code: 0x100 for code in range(0x100)} | _FROM_UNICODE
+
+
+def token_bytes(token: str) -> bytes:
+    """The bytes of a token in GPT-2's byte-to-unicode form (UnicodeEncodeError if it is not).
+
+    >>> token_bytes("Ġthe"), token_bytes("Ã©")
+    (b' the', b'\\xc3\\xa9')
+    """
+    return token.translate(_TO_LATIN1).encode("latin-1")
+
+
+def _from_merges(
+    vocab: GgufVocabulary, learned: dict[int, bytes], merges: list, pre: str
+) -> RegexTokenizer:
+    """The tokenizer of the file's merges, in the file's rank order.
+
+    Llama 3's 280,147 merges (converted by Hugging Face from tiktoken's ranks) make 127,744
+    tokens: every split of a token into two tokens is a merge, at the token's rank, so a merge
+    may join a token made only later. The book's BPE takes them as they are.
+    """
+    ids = {token: token_id for token_id, token in learned.items()}
+    # Bytes that are in no UTF-8 text (0xc0, 0xf5-0xff) and, in Falcon's, some control bytes
+    # have no token; they get ids after the file's, so that every text encodes.
+    next_id = len(vocab.tokens)
+    for byte in range(N_BYTES):
+        if bytes([byte]) not in ids:
+            ids[bytes([byte])] = next_id
+            next_id += 1
+    byte_ids = [ids[bytes([byte])] for byte in range(N_BYTES)]
+    try:
+        id_merges = [((ids[left], ids[right]), None) for left, right in merges]
+        new_ids = [ids[left + right] for left, right in merges]
+    except KeyError as error:
+        raise GgufError(
+            vocab.path, f"a merge makes {error.args[0]!r}, which is not a normal token"
+        ) from None
+    return RegexTokenizer(id_merges, GGUF_PRE_PATTERNS[pre], {}, byte_ids, new_ids)
