@@ -27,6 +27,7 @@ import tempfile
 from pathlib import Path
 
 from book.encodings import pip_download, sha256
+from book.tokenizers.gguf import load_gguf
 
 REQUIREMENT = "llama-cpp-python==0.3.36"
 MEMBER_DIR = "llama_cpp_python-0.3.36/vendor/llama.cpp/models/"
@@ -263,6 +264,15 @@ def vocabulary_path(name: str) -> Path:
     'ggml-vocab-gpt-2.gguf'
     """
     return _cached(f"ggml-vocab-{_known(name)}.gguf")
+
+
+def load(name: str):
+    """The book's tokenizer of vocabulary ``name``, read from its verified file.
+
+    >>> load("gpt-2").encode("Hello world")
+    [15496, 995]
+    """
+    return load_gguf(vocabulary_path(name))
 
 
 def has_test_vectors(name: str) -> bool:

@@ -281,7 +281,8 @@ def build_vocab(
     """
     byte_ids = identity_byte_ids() if byte_ids is None else byte_ids
     vocab = {token_id: bytes([byte]) for byte, token_id in enumerate(byte_ids)}
-    pending = list(enumerate(merges))
+    pending: Iterable = enumerate(merges)  # one pass when each merge's parts come before it
+    waiting = None
     while pending:
         later = []
         for rank, ((left, right), count) in pending:
@@ -289,10 +290,10 @@ def build_vocab(
                 vocab[new_ids[rank]] = vocab[left] + vocab[right]
             else:
                 later.append((rank, ((left, right), count)))
-        if len(later) == len(pending):
+        if later and len(later) == waiting:
             rank, (pair, _count) = later[0]
             raise ValueError(f"merge {rank} joins {pair}, which no byte or merge makes")
-        pending = later
+        pending, waiting = later, len(later)
     return vocab
 
 

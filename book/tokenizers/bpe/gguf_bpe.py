@@ -14,7 +14,6 @@ True
 
 from __future__ import annotations
 
-from book.tokenizers.base import N_BYTES
 from book.tokenizers.bpe.patterns import GGUF_PRE_PATTERNS
 from book.tokenizers.bpe.regex_bpe import RegexTokenizer
 from book.tokenizers.formats.gguf import GgufError, GgufVocabulary
@@ -42,33 +41,25 @@ def byte_level_bpe(vocab: GgufVocabulary, pre: str | None = None) -> RegexTokeni
             f"(tokenizer.ggml.pre); it knows {', '.join(sorted(GGUF_PRE_PATTERNS))}",
         )
     types = vocab.token_types or (NORMAL,) * len(vocab.tokens)
-    learned: dict[int, bytes] = {}
+    learned: dict[str, int] = {}  # normal tokens, in byte-to-unicode form
     specials: dict[str, int] = {}
     added: dict[str, int] = {}
-    unreachable = []  # ids of tokens no text can reach: left out, so decode refuses them
     for token_id, (token, kind) in enumerate(zip(vocab.tokens, types)):
         if kind == CONTROL:
             specials[token] = token_id
         elif kind == USER_DEFINED:
             added[token] = token_id  # stored as its text, not in byte-to-unicode form
-        else:
-            try:
-                learned[token_id] = token_bytes(token)
-            except UnicodeEncodeError:
-                unreachable.append(token_id)
-    merges = [(token_bytes(left), token_bytes(right)) for left, right in vocab.merges]
-    made = {bytes([byte]) for byte in range(N_BYTES)} | {left + right for left, right in merges}
-    # A normal token that no merge makes is a special token in all but name (Aquila's
-    # <|endoftext|>); one whose text is not byte-level (Command-R's 1,403 emoji parts) no text
-    # can reach, and it is left out.
-    for token_id, token in list(learned.items()):
-        if token not in made:
-            del learned[token_id]
-            if token.isascii():
-                specials[token.decode()] = token_id
-            else:
-                unreachable.append(token_id)
-    tok = _from_merges(vocab, learned, merges, pre)
+        elif not token.translate(_DELETE_BYTE_LEVEL):
+            learned[token] = token_id
+        # Else a token not in byte-to-unicode form (Command-R's 1,403 emoji parts): no text
+        # reaches it, and it is left out (decode refuses its id).
+    made = set(_BYTE_LEVEL) | {left + right for left, right in vocab.merges}
+    for token in [token for token in learned if token not in made]:
+        # No merge makes it: a special token in all but name (Aquila's <|endoftext|>).
+        token_id = learned.pop(token)
+        if token_bytes(token).isascii():
+            specials[token_bytes(token).decode()] = token_id
+    tok = _from_merges(vocab, learned, pre)
     if pre in IGNORE_MERGES:
         tok._whole = dict(tok.token_to_id)  # every learned token is taken whole
     tok.register_special_tokens(specials)
@@ -79,8 +70,9 @@ def byte_level_bpe(vocab: GgufVocabulary, pre: str | None = None) -> RegexTokeni
 # GPT-2's byte-to-unicode form undone by str.translate at C speed: each of its 256 characters
 # becomes the character of its byte's value, then latin-1 gives the byte. Any other character
 # becomes U+0100, which latin-1 refuses: the token is not in byte-level form.
-_FROM_UNICODE = {ord(char): byte for char, byte in unicode_to_bytes().items()}
-_TO_LATIN1 = {code: 0x100 for code in range(0x100)} | _FROM_UNICODE
+_BYTE_LEVEL = unicode_to_bytes()  # character -> byte
+_TO_LATIN1 = {code: 0x100 for code in range(0x100)} | {ord(c): b for c, b in _BYTE_LEVEL.items()}
+_DELETE_BYTE_LEVEL = dict.fromkeys(map(ord, _BYTE_LEVEL))  # translate() leaves other characters
 
 
 def token_bytes(token: str) -> bytes:
@@ -92,29 +84,28 @@ def token_bytes(token: str) -> bytes:
     return token.translate(_TO_LATIN1).encode("latin-1")
 
 
-def _from_merges(
-    vocab: GgufVocabulary, learned: dict[int, bytes], merges: list, pre: str
-) -> RegexTokenizer:
+def _from_merges(vocab: GgufVocabulary, ids: dict[str, int], pre: str) -> RegexTokenizer:
     """The tokenizer of the file's merges, in the file's rank order.
 
     Llama 3's 280,147 merges (converted by Hugging Face from tiktoken's ranks) make 127,744
     tokens: every split of a token into two tokens is a merge, at the token's rank, so a merge
-    may join a token made only later. The book's BPE takes them as they are.
+    may join a token made only later. The book's BPE takes them as they are. Merges are looked
+    up by their text in byte-to-unicode form: no token needs converting.
     """
-    ids = {token: token_id for token_id, token in learned.items()}
     # Bytes that are in no UTF-8 text (0xc0, 0xf5-0xff) and, in Falcon's, some control bytes
     # have no token; they get ids after the file's, so that every text encodes.
     next_id = len(vocab.tokens)
-    for byte in range(N_BYTES):
-        if bytes([byte]) not in ids:
-            ids[bytes([byte])] = next_id
+    byte_ids = []
+    for char in sorted(_BYTE_LEVEL, key=_BYTE_LEVEL.get):
+        if char not in ids:
+            ids[char] = next_id
             next_id += 1
-    byte_ids = [ids[bytes([byte])] for byte in range(N_BYTES)]
+        byte_ids.append(ids[char])
     try:
-        id_merges = [((ids[left], ids[right]), None) for left, right in merges]
-        new_ids = [ids[left + right] for left, right in merges]
+        id_merges = [((ids[left], ids[right]), None) for left, right in vocab.merges]
+        new_ids = [ids[left + right] for left, right in vocab.merges]
     except KeyError as error:
         raise GgufError(
-            vocab.path, f"a merge makes {error.args[0]!r}, which is not a normal token"
+            vocab.path, f"a merge joins or makes {error.args[0]!r}, which is not a normal token"
         ) from None
     return RegexTokenizer(id_merges, GGUF_PRE_PATTERNS[pre], {}, byte_ids, new_ids)

@@ -256,25 +256,41 @@ def _special_ids(metadata: dict[str, object]) -> dict[str, int]:
     return found
 
 
-def _merges(raw, token_ids: dict[str, int], path) -> tuple[tuple[str, str], ...]:
+def _merges(raw, tokens: set[str], path) -> tuple[tuple[str, str], ...]:
     """Merge lines ``"left right"`` as pairs; each part must be a token."""
-    merges = []
-    for rank, line in enumerate(raw):
-        parts = line.split(" ")
-        if len(parts) != 2:
+    merges = tuple(tuple(line.split(" ")) for line in raw)
+    if all(len(pair) == 2 for pair in merges) and {p for pair in merges for p in pair} <= tokens:
+        return merges  # the usual case, checked at C speed; below, the first fault is named
+    for rank, pair in enumerate(merges):
+        line = " ".join(pair)
+        if len(pair) != 2:
             raise GgufError(
-                path,
-                f"merge {rank} ({line!r}) is not two tokens separated by one space",
+                path, f"merge {rank} ({line!r}) is not two tokens separated by one space"
             )
-        for part in parts:
-            if part not in token_ids:
+        for part in pair:
+            if part not in tokens:
                 raise GgufError(
                     path,
                     f"merge {rank} ({line!r}) names {part!r}, which is not a token of the "
                     "vocabulary: the merges do not belong to these tokens",
                 )
-        merges.append((parts[0], parts[1]))
-    return tuple(merges)
+    raise AssertionError("unreachable: a fault was found above")
+
+
+def _check_unique(tokens: tuple[str, ...], path) -> set[str]:
+    """The tokens as a set; a token listed twice is an error naming both ids."""
+    unique = set(tokens)
+    if len(unique) < len(tokens):
+        first: dict[str, int] = {}
+        for token_id, token in enumerate(tokens):
+            if token in first:
+                raise GgufError(
+                    path,
+                    f"duplicate token {token!r} at ids {first[token]} and {token_id}: "
+                    "a token must have one id",
+                )
+            first[token] = token_id
+    return unique
 
 
 def read_gguf_vocabulary(path: str | PathLike) -> GgufVocabulary:
@@ -288,15 +304,7 @@ def read_gguf_vocabulary(path: str | PathLike) -> GgufVocabulary:
             "key); pass a GGUF file converted with its vocabulary",
         )
     tokens = metadata["tokenizer.ggml.tokens"]
-    token_ids: dict[str, int] = {}
-    for token_id, token in enumerate(tokens):
-        if token in token_ids:
-            raise GgufError(
-                path,
-                f"duplicate token {token!r} at ids {token_ids[token]} and {token_id}: "
-                "a token must have one id",
-            )
-        token_ids[token] = token_id
+    unique = _check_unique(tokens, path)
     for key in ("tokenizer.ggml.scores", "tokenizer.ggml.token_type"):
         if key in metadata and len(metadata[key]) != len(tokens):
             raise GgufError(
@@ -316,7 +324,7 @@ def read_gguf_vocabulary(path: str | PathLike) -> GgufVocabulary:
         tokens=tokens,
         scores=metadata.get("tokenizer.ggml.scores"),
         token_types=metadata.get("tokenizer.ggml.token_type"),
-        merges=_merges(metadata.get("tokenizer.ggml.merges", ()), token_ids, path),
+        merges=_merges(metadata.get("tokenizer.ggml.merges", ()), unique, path),
         special_ids=special_ids,
         add_bos=metadata.get("tokenizer.ggml.add_bos_token"),
         add_eos=metadata.get("tokenizer.ggml.add_eos_token"),
