@@ -117,7 +117,11 @@ OWNERS = {
         "https://github.com/deepseek-ai/DeepSeek-LLM/blob/main/LICENSE-MODEL",
     ),
     "falcon": ("tiiuae/falcon-7b", "Apache 2.0", "https://www.apache.org/licenses/LICENSE-2.0"),
-    "gemma-4": ("google/gemma-4", "Gemma terms of use", "https://ai.google.dev/gemma/terms"),
+    "gemma-4": (
+        "google/gemma-4-E2B-it",  # every Gemma 4 model has this tokenizer
+        "Apache 2.0",
+        "https://ai.google.dev/edge/litert-lm/models/gemma-4",
+    ),
     "gpt-2": (
         "openai-community/gpt2",
         "MIT",

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from book import corpora, vocabularies
-from book.tokenizers.bpe.core import NO_RANK
-from book.tokenizers.bpe.gguf_bpe import IGNORE_MERGES, byte_level_bpe, token_bytes
+from book.tokenizers.bpe.core import NO_RANK, merge_lowest_rank
+from book.tokenizers.bpe.gguf_bpe import IGNORE_MERGES, byte_level_bpe
 from book.tokenizers.bpe.patterns import GGUF_PRE_PATTERNS, split
 from book.tokenizers.formats.gguf import GgufError, GgufVocabulary, read_gguf_vocabulary
 from book.tokenizers.gguf import from_gguf, load_gguf
@@ -189,23 +189,41 @@ def test_long_chunks_merge_as_the_lowest_rank_rule_says(text):
     """Chunks of more than 32 symbols take the heap encoder; where several merges make one
     token (Llama 3), it must still merge the lowest-ranked pair first, leftmost first."""
     tok = tokenizer("llama-bpe")
-    symbols = tok.text_to_byte_ids(text)
-    while True:  # the rule itself, one merge at a time
-        pairs = [tok.ranks.get(pair, NO_RANK) for pair in zip(symbols, symbols[1:])]
+    symbols = lowest_rank_rule(tok.text_to_byte_ids(text), tok.ranks, tok.new_ids)
+    whole, tok._whole = tok._whole, {}  # merges only: the whole-token shortcut would hide them
+    try:
+        assert tok._encode_chunk(text) == symbols
+    finally:
+        tok._whole = whole
+        tok._cache.clear()
+
+
+@pytest.mark.parametrize("name", ["deepseek-llm", "gpt-neox"])
+def test_saving_what_the_books_file_cannot_hold_is_refused(name, tmp_path):
+    with pytest.raises(ValueError, match="several patterns or added tokens"):
+        tokenizer(name).save(tmp_path / "tok.bpe")
+    assert not (tmp_path / "tok.bpe").exists()
+
+
+def lowest_rank_rule(symbols, ranks, new):
+    """Merge the lowest-ranked pair present, leftmost first, one merge at a time."""
+    symbols = list(symbols)
+    while True:
+        pairs = [ranks.get(pair, NO_RANK) for pair in zip(symbols, symbols[1:])]
         if not pairs or min(pairs) == NO_RANK:
-            break
+            return symbols
         i = pairs.index(min(pairs))
-        symbols[i : i + 2] = [tok.new_ids[min(pairs)]]
-    tok._whole = {}  # merges only: the whole-token shortcut would hide the encoder
-    assert tok._encode_chunk(text) == symbols
-    tok._whole = dict(tok.token_to_id)
-    tok._cache.clear()
+        symbols[i : i + 2] = [new[min(pairs)]]
 
 
-def test_token_bytes_undo_gpt2s_byte_to_unicode_form():
-    assert token_bytes("Ġworld") == b" world" and token_bytes("Ċ") == b"\n"
-    with pytest.raises(UnicodeEncodeError):
-        token_bytes("™")  # not a byte-level token's character
+def test_the_heap_encoder_merges_a_lower_rank_pair_it_creates_first():
+    # "bc" (rank 2) makes the pair ("bc", "b"), whose merge "bcb" ranks before it (1), as
+    # in merges converted from tiktoken: "bcb" must be merged before the next "bc".
+    ranks, new = {(1, 1): 0, (10, 2): 1, (2, 3): 2}, [9, 11, 10]
+    symbols = [2, 3] * 20  # more than 32 symbols: the heap encoder
+    expected = lowest_rank_rule(symbols, ranks, new)
+    assert expected[:4] == [11, 3, 11, 3]
+    assert merge_lowest_rank(symbols, ranks, new) == expected
 
 
 def small_vocabulary(model="gpt2", pre="gpt-2") -> GgufVocabulary:

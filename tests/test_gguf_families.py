@@ -14,6 +14,8 @@ from functools import cache
 
 import pytest
 import sentencepiece as spm
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from parity_corpus import TEXTS
 from sentencepiece_proto import BPE, UNIGRAM, model_proto
 from tokenizers import normalizers
@@ -21,15 +23,10 @@ from tokenizers import normalizers
 from book.tokenizers import SentencePieceBPE, Tokenizer, Unigram, WordPiece
 from book.tokenizers.formats.gguf import GgufVocabulary, read_gguf_vocabulary
 from book.tokenizers.formats.gguf_pieces import gguf_pieces
+from book.tokenizers.gguf import from_gguf
 from book.tokenizers.unigram.precompiled import PrecompiledCharsmap
 from book.vocabularies import test_vectors, vocabulary_path
 
-BUILDERS = {
-    "llama": SentencePieceBPE.from_gguf,
-    "gemma4": SentencePieceBPE.from_gguf,
-    "bert": WordPiece.from_gguf,
-    "t5": Unigram.from_gguf,
-}
 WITH_TEST_VECTORS = ("llama-spm", "phi-3", "gemma-4", "bert-bge")
 # (vocabulary, text) -> why the book's ids differ from the .out file's. Every text of every
 # vocabulary above matches, so the list is empty; a difference found later goes here with its
@@ -59,8 +56,26 @@ def vocabulary(name: str) -> GgufVocabulary:
 @cache
 def tokenizer(name: str):
     """The book's tokenizer of vocabulary ``name``, built once."""
-    vocab = vocabulary(name)
-    return BUILDERS[vocab.model](vocab)
+    return from_gguf(vocabulary(name))
+
+
+@pytest.mark.parametrize(
+    ("name", "family"),
+    [
+        ("llama-spm", SentencePieceBPE),
+        ("phi-3", SentencePieceBPE),
+        ("baichuan", SentencePieceBPE),
+        ("gemma-4", SentencePieceBPE),
+        ("bert-bge", WordPiece),
+        ("nomic-bert-moe", Unigram),
+    ],
+)
+def test_each_model_type_is_read_by_its_family(name, family):
+    tok = tokenizer(name)
+    assert type(tok) is family
+    assert tok.vocab == list(vocabulary(name).tokens) or family is WordPiece  # BERT's spelling
+    if family is SentencePieceBPE:  # ranked by merges (Gemma 4) or by scores
+        assert (tok.merges is not None) == (name == "gemma-4")
 
 
 @pytest.mark.parametrize("name", WITH_TEST_VECTORS)
@@ -79,6 +94,14 @@ def test_decode_gives_every_text_back(name):
     tok = tokenizer(name)
     for text, ids in test_vectors(name):
         assert tok.decode(ids) == text
+
+
+@pytest.mark.parametrize("name", ["llama-spm", "gemma-4"])
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=50))
+def test_any_text_comes_back(name, text):
+    tok = tokenizer(name)
+    assert tok.decode(tok.encode(text)) == text
 
 
 def test_bert_decodes_to_its_normalized_words():

@@ -4,9 +4,8 @@ the GGUF builder's checks, and the round trip on any text (the real vocabularies
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from gguf_fakes import fake_vocabulary
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -122,23 +121,8 @@ def test_a_lone_surrogate_is_refused_with_a_reason():
 
 def gguf(model: str, **fields) -> GgufVocabulary:
     pieces = [*SPECIALS, *BYTES, ModelPiece("▁", -1.0)]
-    values = {
-        "path": Path("v.gguf"),
-        "version": 3,
-        "model": model,
-        "pre": None,
-        "tokens": tuple(p.piece for p in pieces),
-        "scores": tuple(p.score for p in pieces),
-        "token_types": (2, 3, 3, *[6] * 256, 1),
-        "merges": (),
-        "special_ids": {"bos": 1, "eos": 2, "unk": 0},
-        "add_bos": None,
-        "add_eos": None,
-        "add_space_prefix": None,
-        "chat_template": None,
-        "metadata": {},
-    }
-    return GgufVocabulary(**{**values, **fields})
+    special_ids = {"bos": 1, "eos": 2, "unk": 0}
+    return fake_vocabulary(model, pieces, **{"special_ids": special_ids, **fields})
 
 
 def test_from_gguf_uses_llama_cpp_defaults_where_the_file_is_silent():

@@ -5,7 +5,7 @@ kind the book reads to the function that builds the book's own tokenizer from it
 is refused with a message that names it.
 
 >>> sorted(BUILDERS)
-['gpt2']
+['bert', 'gemma4', 'gpt2', 'llama', 't5']
 """
 
 from __future__ import annotations
@@ -15,10 +15,17 @@ from os import PathLike
 
 from book.tokenizers.bpe.gguf_bpe import byte_level_bpe
 from book.tokenizers.formats.gguf import GgufError, GgufVocabulary, read_gguf_vocabulary
+from book.tokenizers.sentencepiece_bpe import SentencePieceBPE
+from book.tokenizers.unigram import Unigram
+from book.tokenizers.wordpiece import WordPiece
 
 # model type -> builder(vocabulary) -> tokenizer
 BUILDERS: dict[str, Callable[[GgufVocabulary], object]] = {
     "gpt2": byte_level_bpe,  # byte-level BPE, as GPT-2 (Llama 3, Qwen, DeepSeek, ...)
+    "llama": SentencePieceBPE.from_gguf,  # SentencePiece BPE by scores (Llama 2, Phi-3, Baichuan)
+    "gemma4": SentencePieceBPE.from_gguf,  # BPE by merges over ▁ pieces (Gemma 4)
+    "bert": WordPiece.from_gguf,  # WordPiece (BERT, bge)
+    "t5": Unigram.from_gguf,  # Unigram (T5, XLM-R)
 }
 
 

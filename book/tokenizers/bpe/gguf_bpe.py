@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from book.tokenizers.bpe.patterns import GGUF_PRE_PATTERNS
 from book.tokenizers.bpe.regex_bpe import RegexTokenizer
-from book.tokenizers.formats.gguf import GgufError, GgufVocabulary
-from book.tokenizers.formats.gpt2_files import unicode_to_bytes
+from book.tokenizers.formats.gguf import TOKEN_TYPES, GgufError, GgufVocabulary
+from book.tokenizers.formats.gpt2_files import token_bytes_of, unicode_to_bytes
 
-NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6  # formats.gguf.TOKEN_TYPES
+TYPE = {name: code for code, name in TOKEN_TYPES.items()}
 
 # Pre-tokenizer names for which llama.cpp sets ignore_merges (src/llama-vocab.cpp), as Hugging
 # Face's BPE(ignore_merges=True) in the model's tokenizer.json: a chunk that is a token is that
@@ -40,14 +40,14 @@ def byte_level_bpe(vocab: GgufVocabulary, pre: str | None = None) -> RegexTokeni
             f"the book has no split pattern for the pre-tokenizer {pre!r} "
             f"(tokenizer.ggml.pre); it knows {', '.join(sorted(GGUF_PRE_PATTERNS))}",
         )
-    types = vocab.token_types or (NORMAL,) * len(vocab.tokens)
+    types = vocab.token_types or (TYPE["normal"],) * len(vocab.tokens)
     learned: dict[str, int] = {}  # normal tokens, in byte-to-unicode form
     specials: dict[str, int] = {}
     added: dict[str, int] = {}
     for token_id, (token, kind) in enumerate(zip(vocab.tokens, types)):
-        if kind == CONTROL:
+        if kind == TYPE["control"]:
             specials[token] = token_id
-        elif kind == USER_DEFINED:
+        elif kind == TYPE["user_defined"]:
             added[token] = token_id  # stored as its text, not in byte-to-unicode form
         elif not token.translate(_DELETE_BYTE_LEVEL):
             learned[token] = token_id
@@ -55,10 +55,11 @@ def byte_level_bpe(vocab: GgufVocabulary, pre: str | None = None) -> RegexTokeni
         # reaches it, and it is left out (decode refuses its id).
     made = set(_BYTE_LEVEL) | {left + right for left, right in vocab.merges}
     for token in [token for token in learned if token not in made]:
-        # No merge makes it: a special token in all but name (Aquila's <|endoftext|>).
+        # No merge makes it: if its text is ASCII, a special token in all but name (Aquila's
+        # <|endoftext|>); none of another kind exists in llama.cpp's files.
         token_id = learned.pop(token)
-        if token_bytes(token).isascii():
-            specials[token_bytes(token).decode()] = token_id
+        if token_bytes_of(token).isascii():
+            specials[token_bytes_of(token).decode()] = token_id
     tok = _from_merges(vocab, learned, pre)
     if pre in IGNORE_MERGES:
         tok._whole = dict(tok.token_to_id)  # every learned token is taken whole
@@ -67,21 +68,9 @@ def byte_level_bpe(vocab: GgufVocabulary, pre: str | None = None) -> RegexTokeni
     return tok
 
 
-# GPT-2's byte-to-unicode form undone by str.translate at C speed: each of its 256 characters
-# becomes the character of its byte's value, then latin-1 gives the byte. Any other character
-# becomes U+0100, which latin-1 refuses: the token is not in byte-level form.
-_BYTE_LEVEL = unicode_to_bytes()  # character -> byte
-_TO_LATIN1 = {code: 0x100 for code in range(0x100)} | {ord(c): b for c, b in _BYTE_LEVEL.items()}
-_DELETE_BYTE_LEVEL = dict.fromkeys(map(ord, _BYTE_LEVEL))  # translate() leaves other characters
-
-
-def token_bytes(token: str) -> bytes:
-    """The bytes of a token in GPT-2's byte-to-unicode form (UnicodeEncodeError if it is not).
-
-    >>> token_bytes("Ġthe"), token_bytes("Ã©")
-    (b' the', b'\\xc3\\xa9')
-    """
-    return token.translate(_TO_LATIN1).encode("latin-1")
+_BYTE_LEVEL = unicode_to_bytes()  # GPT-2's byte-to-unicode characters -> their bytes
+# str.translate with this table deletes them: what is left is not in byte-to-unicode form.
+_DELETE_BYTE_LEVEL = dict.fromkeys(map(ord, _BYTE_LEVEL))
 
 
 def _from_merges(vocab: GgufVocabulary, ids: dict[str, int], pre: str) -> RegexTokenizer:

@@ -1,10 +1,13 @@
-"""The split patterns of OpenAI's tokenizers, for the ``regex`` module (chapter 06).
+"""The split patterns of OpenAI's tokenizers and of other vendors' (``GGUF_PRE_PATTERNS``:
+Llama 3, Qwen, DeepSeek, Falcon, StarCoder, Command-R, ...), for the ``regex`` module
+(chapter 06).
 
-Copied character for character from ``tiktoken_ext/openai_public.py`` (tiktoken 0.14.0); a
-test checks them against the loaded encodings. They need the third-party ``regex`` module:
-``\\p{L}`` (any letter), ``\\p{N}`` (any number) and possessive quantifiers (``++``, ``?+``,
-which never give back what they matched) are not in the standard library's ``re`` before
-Python 3.11, and ``re`` has no ``\\p{...}`` at all.
+OpenAI's are copied character for character from ``tiktoken_ext/openai_public.py`` (tiktoken
+0.14.0); a test checks them against the loaded encodings. The others are checked by the ids
+they give with each model's vocabulary (``tests/test_gguf_bpe.py``). They need the
+third-party ``regex`` module: ``\\p{L}`` (any letter), ``\\p{N}`` (any number) and
+possessive quantifiers (``++``, ``?+``, which never give back what they matched) are not in
+the standard library's ``re`` before Python 3.11, and ``re`` has no ``\\p{...}`` at all.
 
 >>> split("Hello world's 2024!!", GPT2_PATTERN)
 ['Hello', ' world', "'s", ' 2024', '!!']
@@ -62,7 +65,8 @@ PATTERNS = {
 # llama-cpp-python 0.3.36 sdist). A str is one pattern, as OpenAI's; a tuple is several, applied
 # in turn as Hugging Face's ``Sequence`` of ``Split(..., behavior="Isolated")`` steps: each cuts
 # every piece of the step before into its matches and the text between them (see
-# :func:`split`). ``Digits(individual_digits=True)`` is the step ``\p{N}``.
+# :func:`split`). ``Digits(individual_digits=True)`` is the step ``\p{N}``. The test vectors
+# llama.cpp ships (the ids of each model's own tokenizer) match them id for id.
 
 # Llama 3 (meta-llama/Meta-Llama-3-8B, tokenizer.json; the pattern of Meta's tiktoken-based
 # tokenizer.py): cl100k_base's, without the possessive quantifiers.

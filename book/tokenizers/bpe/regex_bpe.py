@@ -302,10 +302,10 @@ class RegexTokenizer(ByteTokenizer):
         ("all" = every special not allowed) raise :class:`DisallowedSpecialTokenError`
         wherever they occur in the text; any other special token's text is encoded as
         ordinary text. Added tokens (:meth:`register_added_tokens`) are always allowed. Two
-        choices are stricter than tiktoken's: a name that is not a special
-        token of this tokenizer is an error (tiktoken ignores it in ``allowed_special``, so a
-        typo goes unnoticed), and where one allowed special token's text begins another's, the
-        longest wins (tiktoken's pick follows the order of its internal hash map).
+        choices are stricter than tiktoken's: a name that is not a special token of this
+        tokenizer is an error (tiktoken ignores it in ``allowed_special``, so a typo goes
+        unnoticed), and where one allowed special token's text begins another's, the longest
+        wins (tiktoken's pick follows the order of its internal hash map).
 
         >>> tok = RegexTokenizer(special_tokens={"<|end|>": 256})
         >>> tok.encode("hi<|end|>", allowed_special={"<|end|>"})
@@ -377,6 +377,12 @@ class RegexTokenizer(ByteTokenizer):
 
     def save(self, path: str | Path) -> None:
         """Write the tokenizer as the book's file (:mod:`book.tokenizers.formats.bpe_file`)."""
+        if self.added_tokens or not isinstance(self.pattern, str):
+            raise ValueError(
+                "the book's tokenizer file holds one split pattern and no added tokens, but this "
+                "tokenizer has several patterns or added tokens (it was read from another "
+                "format, e.g. GGUF): keep that file and read it again (book.tokenizers.gguf)"
+            )
         write_bpe_file(
             path, self.pattern, self.special_tokens, self.byte_ids, self.merges, self.new_ids
         )

@@ -26,6 +26,7 @@ pieces the model asks for.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from book.tokenizers.base import N_BYTES, AddedSpecialTokens, StrVocabulary
@@ -40,6 +41,7 @@ from book.tokenizers.unigram.sentencepiece_text import (
     byte_piece,
     decode_pieces,
     piece_byte,
+    piece_bytes,
 )
 
 # Gemma 4's cut before merging: runs of newlines, and runs of anything else (llama.cpp,
@@ -56,6 +58,9 @@ class SentencePieceBPE(AddedSpecialTokens, StrVocabulary):
     ``add_dummy_prefix`` puts ``▁`` before the text (and after each user-defined piece, as
     llama.cpp does); ``pattern`` cuts the text into chunks first. ``bos_id``/``eos_id`` and
     ``add_bos_token``/``add_eos_token`` say what ``add_special_tokens=True`` adds.
+
+    It is read from a model's files (:meth:`from_gguf`), not trained: the book trains its own
+    BPE byte-level (``RegexTokenizer``), and SentencePiece's trainer is SentencePiece's.
     """
 
     def __init__(
@@ -74,8 +79,7 @@ class SentencePieceBPE(AddedSpecialTokens, StrVocabulary):
         self.pieces = list(pieces)
         self.vocab = [p.piece for p in self.pieces]
         if len(self.token_to_id) != len(self.vocab):
-            seen: set[str] = set()
-            twice = next(p for p in self.vocab if p in seen or seen.add(p))
+            twice = next(p for p, n in Counter(self.vocab).items() if n > 1)
             raise ValueError(f"the piece {twice!r} occurs twice; each piece needs one id")
         self.set_added_special_tokens(bos_id, eos_id, add_bos_token, add_eos_token, len(self.vocab))
         byte_ids = {piece_byte(p.piece): i for i, p in enumerate(self.pieces) if p.kind == "byte"}
@@ -197,10 +201,7 @@ class SentencePieceBPE(AddedSpecialTokens, StrVocabulary):
 
     def token_bytes(self, token_id: int) -> bytes:
         """The UTF-8 bytes of a piece as stored; a byte piece ``<0xE2>`` is the byte itself."""
-        piece = tokens_for_ids(self.pieces, [token_id], self.n_vocab)[0]
-        if piece.kind == "byte":
-            return bytes([piece_byte(piece.piece)])
-        return piece.piece.encode("utf-8")
+        return piece_bytes(tokens_for_ids(self.pieces, [token_id], self.n_vocab)[0])
 
     def _describe(self) -> dict[str, object]:
         return {"merges": None if self.merges is None else len(self.merges)}

@@ -85,6 +85,17 @@ def piece_byte(piece: str) -> int | None:
     return int(match.group(1), 16) if match else None
 
 
+def piece_bytes(piece: ModelPiece) -> bytes:
+    """The UTF-8 bytes of a piece as stored; a byte piece ``<0xE2>`` is the one byte it names.
+
+    >>> piece_bytes(ModelPiece("▁a", -1.0)), piece_bytes(ModelPiece("<0xE2>", 0.0, "byte"))
+    (b'\\xe2\\x96\\x81a', b'\\xe2')
+    """
+    if piece.kind == "byte":
+        return bytes([piece_byte(piece.piece)])
+    return piece.piece.encode("utf-8")
+
+
 def _char_length(lead: int) -> int:
     """The length of a UTF-8 character that starts with byte ``lead`` (1 if none can)."""
     if 0xC2 <= lead <= 0xDF:

@@ -56,6 +56,7 @@ from book.tokenizers.unigram.sentencepiece_text import (
     decode_pieces,
     normalize,
     piece_byte,
+    piece_bytes,
 )
 from book.tokenizers.unigram.train import train_pieces
 
@@ -412,10 +413,7 @@ class Unigram(AddedSpecialTokens, StrVocabulary):
         >>> Unigram.from_pieces([("<unk>", 0.0), ("▁a", -1.0)]).token_bytes(1)
         b'\\xe2\\x96\\x81a'
         """
-        piece = tokens_for_ids(self.pieces, [token_id], self.n_vocab)[0]  # with its kind
-        if piece.kind == "byte":
-            return bytes([piece_byte(piece.piece)])
-        return piece.piece.encode("utf-8")
+        return piece_bytes(tokens_for_ids(self.pieces, [token_id], self.n_vocab)[0])
 
     def decode(self, ids: Iterable[int]) -> str:
         """The text of ``ids``, as SentencePiece decodes them.
