@@ -26,7 +26,7 @@ from book.chat import (
     special_tokens_of,
 )
 from book.tokenizers import RegexTokenizer
-from book.tokenizers.formats.gguf import read_gguf_metadata, read_gguf_vocabulary
+from book.tokenizers.formats.gguf import read_gguf_metadata
 from book.tokenizers.sentencepiece_bpe import SentencePieceBPE
 
 CHAT = [
@@ -83,7 +83,9 @@ def template(name: str) -> tuple[str, dict]:
 
 @pytest.fixture(scope="module")
 def phi3() -> SentencePieceBPE:
-    return SentencePieceBPE.from_gguf(read_gguf_vocabulary(vocabularies.vocabulary_path("phi-3")))
+    tok = vocabularies.load("phi-3")
+    assert isinstance(tok, SentencePieceBPE)
+    return tok
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
