@@ -5,7 +5,9 @@ The expected texts are each model's documented format: Qwen's ChatML (OpenAI's C
 document; Qwen1.5's tokenizer_config.json), Gemma 4's ``<|turn>`` ... ``<turn|>`` (Google's
 "Gemma 4 prompt formatting" page), Phi-3's ``<|user|>`` ... ``<|end|>`` (the model card of
 microsoft/Phi-3-mini-4k-instruct) and Command-R's ``<|START_OF_TURN_TOKEN|>`` ... (the model
-card of CohereForAI/c4ai-command-r-v01).
+card of CohereForAI/c4ai-command-r-v01). When written, each of them was also what
+``transformers`` 5.25.0's ``apply_chat_template(tokenize=False)`` gave for the same template,
+conversation and special tokens (a one-off check: ``transformers`` is not a test dependency).
 """
 
 from __future__ import annotations
@@ -71,6 +73,9 @@ EXPECTED = {
 }
 
 
+TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=30)
+
+
 @pytest.fixture(scope="module", autouse=True)
 def files():
     vocabularies.provision()
@@ -127,6 +132,21 @@ def test_qwen_is_the_books_chatml():
     assert render_chat_template(
         source, CHAT, add_generation_prompt=True, **variables
     ) == CHATML.render(CHAT)
+
+
+@pytest.fixture(scope="module")
+def qwen() -> tuple[str, dict]:
+    return template("qwen35")
+
+
+@given(turns=st.lists(TEXT, min_size=1, max_size=4), system=TEXT)
+def test_qwen_is_the_books_chatml_on_any_text(qwen, turns, system):
+    chat = [{"role": "system", "content": system}]
+    chat += [{"role": ("user", "assistant")[i % 2], "content": t} for i, t in enumerate(turns)]
+    source, variables = qwen
+    assert render_chat_template(
+        source, chat, add_generation_prompt=True, **variables
+    ) == CHATML.render(chat)
 
 
 def test_a_conversation_the_template_rejects_raises_its_message():
@@ -198,9 +218,6 @@ def test_the_doubled_bos_and_how_to_avoid_it(phi3):
     once = encode_rendered(phi3, text)
     assert doubled[:2] == [phi3.bos_id, phi3.bos_id] and doubled.count(phi3.bos_id) == 2
     assert once.count(phi3.bos_id) == 1 and once == doubled[1:]
-
-
-TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=30)
 
 
 @given(st.lists(st.tuples(st.sampled_from(["<s>", "<e>"]), TEXT), max_size=5))
