@@ -17,6 +17,7 @@ import re
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from test_gguf_bpe import hugging_face_tokenizer
 
 from book import vocabularies
 from book.chat import (
@@ -28,7 +29,7 @@ from book.chat import (
     special_tokens_of,
 )
 from book.tokenizers import RegexTokenizer
-from book.tokenizers.formats.gguf import read_gguf_metadata
+from book.tokenizers.formats.gguf import read_gguf_metadata, read_gguf_vocabulary
 from book.tokenizers.sentencepiece_bpe import SentencePieceBPE
 
 CHAT = [
@@ -207,6 +208,30 @@ def test_phi3_rendered_and_encoded_has_the_special_ids(phi3):
     # llama.cpp's rule: the dummy prefix "▁" after each special token, then the text.
     user = ids.index(specials["<|user|>"])
     assert [phi3.vocab[i] for i in ids[user + 1 : user + 3]] == ["▁", "<0x0A>"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["qwen35", "command-r"])
+def test_rendered_chats_encode_as_hugging_face_encodes_them(name):
+    """Hugging Face's tokenizers given the same file, encoding the rendered text with
+    add_special_tokens=False, gives the same tokens: special tokens' text (a content's too)
+    as the special tokens, the rest as byte-level BPE."""
+    path = vocabularies.vocabulary_path(name)
+    vocab = read_gguf_vocabulary(path)
+    tok = vocabularies.load(name)
+    hf = hugging_face_tokenizer(vocab)
+    source, variables = gguf_chat_template(vocab.metadata, path.name)
+    contents = ["  Hi!\n\nTwo  spaces ", "日本語 é 1234567 <|im_end|> <BOS_TOKEN>", "x\ty\r\n"]
+    chat = [{"role": ("user", "assistant")[i % 2], "content": c} for i, c in enumerate(contents)]
+    for add_generation_prompt in (False, True):
+        text = render_chat_template(
+            source, chat, add_generation_prompt=add_generation_prompt, **variables
+        )
+        ids = encode_rendered(tok, text)
+        # Compared as tokens: that helper gives the special tokens ids of its own, after the
+        # learned ones, and each of the file's tokens has one id (the reader checks it).
+        assert [vocab.tokens[i] for i in ids] == hf.encode(text, add_special_tokens=False).tokens
+        assert tok.decode(ids) == text
 
 
 def test_the_doubled_bos_and_how_to_avoid_it(phi3):
