@@ -110,8 +110,9 @@ def encode_parts(tokenizer: SpecialTokenEncoder, parts: Iterable[Part]) -> list[
 def special_tokens_of(tokenizer) -> dict[str, int]:
     """``{text: id}`` of the special tokens of a book tokenizer or a ``tiktoken.Encoding``.
 
-    A tokenizer of pieces (SentencePiece's) counts its control and user-defined pieces; a
-    tokenizer with none of these has no special tokens.
+    A tokenizer of pieces (SentencePiece's) counts its control, user-defined and unknown
+    pieces, those llama.cpp matches in text (``cache_special_tokens`` in ``llama-vocab.cpp``);
+    a tokenizer with none of these has no special tokens.
 
     >>> special_tokens_of(RegexTokenizer(special_tokens={"<|end|>": 300}))
     {'<|end|>': 300}
@@ -122,7 +123,8 @@ def special_tokens_of(tokenizer) -> dict[str, int]:
         names = sorted(tokenizer.special_tokens_set)
         return {name: tokenizer.encode_single_token(name) for name in names}
     pieces = getattr(tokenizer, "pieces", None) or ()
-    return {p.piece: i for i, p in enumerate(pieces) if p.kind in ("control", "user_defined")}
+    kinds = ("control", "user_defined", "unknown")
+    return {p.piece: i for i, p in enumerate(pieces) if p.kind in kinds}
 
 
 def special_positions(tokenizer, ids: Sequence[int]) -> list[int]:
@@ -493,9 +495,9 @@ def encode_rendered(tokenizer, text: str, *, add_special_tokens: bool = False) -
     What Hugging Face's tokenizers and llama.cpp (``parse_special``) do with a rendered chat,
     so only for text the application trusts (see :func:`encode_chat` for user text).
     ``add_special_tokens=True`` also adds what the tokenizer adds around every text (its
-    ``add_bos_token``: BOS); a template that writes BOS itself then gets two. Between special
-    tokens each part is encoded on its own, so a SentencePiece tokenizer puts its dummy prefix
-    after each special token, as llama.cpp does.
+    ``add_bos_token``: BOS); a template that writes BOS itself then gets two (llama.cpp warns
+    of it). Between special tokens each part is encoded on its own, so a SentencePiece
+    tokenizer puts its dummy prefix after each special token, as llama.cpp does.
 
     >>> tok = RegexTokenizer(special_tokens={"<s>": 256})
     >>> encode_rendered(tok, "<s>hi")

@@ -84,7 +84,7 @@ def token_piece(tokenizer: Any, token_id: int) -> bytes:
 
 def special_ids(tokenizer: Any) -> frozenset[int]:
     """The ids of the tokenizer's special tokens (tiktoken's, the book's regex BPE's, and a
-    SentencePiece tokenizer's control and user-defined pieces).
+    SentencePiece tokenizer's control, user-defined and unknown pieces).
 
     >>> sorted(special_ids(get_encoding("o200k_base")))
     [199999, 200018]
