@@ -379,7 +379,7 @@ def _tojson(value, ensure_ascii=False, indent=None, separators=None, sort_keys=F
 
 
 def _strftime_now(format: str) -> str:
-    return datetime.now().strftime(format)  # the only input a template may read besides its own
+    return datetime.now().strftime(format)  # the clock: the one input that varies between runs
 
 
 class _UnprintableUndefined(jinja2.Undefined):
@@ -398,7 +398,8 @@ def compile_chat_template(source: str) -> jinja2.Template:
 
     A sandbox whose objects cannot be changed (``ImmutableSandboxedEnvironment``),
     ``trim_blocks`` and ``lstrip_blocks``, the ``loopcontrols`` extension, the globals
-    ``raise_exception`` and ``strftime_now``, and transformers' ``tojson`` filter.
+    ``raise_exception`` and ``strftime_now``, and transformers' ``tojson`` filter. Not its
+    ``{% generation %}`` tag (for assistant masks): such a template is refused as not valid.
 
     >>> compile_chat_template("{{ messages | length }}").render(messages=[1, 2])
     '2'
