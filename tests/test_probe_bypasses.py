@@ -247,7 +247,7 @@ BYPASSES = {
     "read_values": ("05_byte_bpe", "merge_and_update", READ_VALUES, "the recount"),
     "server_frame": ("05_byte_bpe", "merge_and_update", SERVER_FRAME, "the recount"),
     "found_in_counts": ("09_fast_bpe", "merge_pretokens", FOUND_IN_COUNTS, "outside where"),
-    "copy_stores": ("09_fast_bpe", "merge_pretokens", COPY_STORES, "did not merge"),
+    "copy_stores": ("09_fast_bpe", "merge_pretokens", COPY_STORES, "work on pair_counts"),
     "scan_heap": ("09_fast_bpe", "pop_best", SCAN_HEAP, "must not scan"),
     "mark_read": ("09_fast_bpe", "merge_unordered", MARK_READ, "a block added late"),
     "clear_calls": ("08_real_tokenizers", "token_starts", CLEAR_CALLS, "decode_with_offsets"),
@@ -269,10 +269,10 @@ def _notebook(exercise: str, cell: str | None) -> nbformat.NotebookNode:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory) -> dict[tuple[str, str], dict]:
-    """Each exercise's bypasses and an honest copy, graded (one run per exercise); the rows of
-    the task table by (file stem, task)."""
-    rows = {}
+def graded(tmp_path_factory) -> tuple[dict[tuple[str, str], dict], dict[str, str]]:
+    """Each exercise's bypasses and an honest copy, graded (one run per exercise): the rows of
+    the task table by ("exercise/file stem", task), and what the grader printed by exercise."""
+    rows, printed = {}, {}
     for exercise in EXERCISES:
         folder = tmp_path_factory.mktemp(exercise)
         (folder / "honest.ipynb").write_text(notebook_text(_notebook(exercise, None)))
@@ -290,23 +290,32 @@ def graded(tmp_path_factory) -> dict[tuple[str, str], dict]:
             check=False,
         )
         assert done.returncode in (0, 1), done.stderr
+        printed[exercise] = done.stdout
         with open(tasks_csv, encoding="utf-8") as file:
             for row in csv.DictReader(file):
                 rows[(f"{exercise}/{Path(row['submission']).stem}", row["task"])] = row
-    return rows
+    return rows, printed
 
 
 @pytest.mark.parametrize("name", sorted(BYPASSES))
 def test_a_bypass_earns_nothing_on_its_task(graded, name):
+    rows, _ = graded
     exercise, task, _, says = BYPASSES[name]
-    row = graded[(f"{exercise}/{name}", task)]
+    row = rows[(f"{exercise}/{name}", task)]
     assert row["points"] == "0", row
     assert says in row["message"], row
-    assert graded[(f"{exercise}/honest", task)]["status"] == "passed"
+    assert rows[(f"{exercise}/honest", task)]["status"] == "passed"
 
 
 @pytest.mark.parametrize("name", sorted(BYPASSES))
 def test_a_bypass_costs_only_its_task(graded, name):
+    rows, _ = graded
     exercise, task, _, _ = BYPASSES[name]
-    others = [key for key in graded if key[0] == f"{exercise}/{name}" and key[1] != task]
-    assert others and all(graded[key]["status"] == "passed" for key in others)
+    others = [key for key in rows if key[0] == f"{exercise}/{name}" and key[1] != task]
+    assert others and all(rows[key]["status"] == "passed" for key in others)
+
+
+def test_a_look_into_a_server_is_refused_and_named(graded):
+    _, printed = graded
+    report = printed["05_byte_bpe"].split("/server_frame.ipynb (exercise", 1)[1].split("\n== ")[0]
+    assert "the notebook tried reading the grader's frames (gi_frame)" in report

@@ -8,8 +8,9 @@ the grader's code (``gi_frame``, ``tb_frame``, ``sys._getframe``), and a running
 locals are reachable no other way, so the answer can neither read the values past the count
 nor reset the count: every message it sends a server itself is counted like any other. Only
 the probe, holding ``secret`` (an object created in its own frame), gets a server's state
-back. A server calls none of the answer's code with what it keeps: keys and values from the
-answer are plain data (``is_plain``) before a server compares or stores them.
+back. A server calls none of the answer's code with what it keeps: a key or a value from the
+answer is compared only when it is plain data (``is_plain``); values are stored, never looked
+into.
 
 (In a check cell, in the learner's kernel without the guard, the frames are open: the check
 cell's verdict is the learner's to trust; the grade is the judge's.)
@@ -19,6 +20,7 @@ SEALED = '''
 from collections.abc import MutableMapping
 
 PLAIN = (int, bool, float, str, bytes)
+ARITY = {"get": 1, "contains": 1, "set": 2, "del": 1, "iter": 0, "len": 0}
 
 
 def is_plain(value):
@@ -46,6 +48,9 @@ def mapping_server(store, secret, costs, refusal="", budget=None, spent=""):
             continue
         if type(op) is not str or op not in costs:
             reply = ("error", TypeError(refusal or "not allowed while checking"))
+            continue
+        if len(args) != ARITY[op]:
+            reply = ("error", TypeError(f"{op} takes {ARITY[op]} arguments"))
             continue
         if any(not is_plain(arg) for arg in args[:1]):
             reply = ("error", TypeError("keys must be plain values (ints, bytes, str, tuples)"))
