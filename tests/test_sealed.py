@@ -80,9 +80,15 @@ def test_a_sealed_value_compares_for_free_only_with_the_free_values():
     secret, values = object(), [5, 7]
     server = NAMES["started"](NAMES["values_server"](values, secret, frozenset({5})))
     five, seven = NAMES["Sealed"](server, 0), NAMES["Sealed"](server, 1)
-    assert five == 5 and five != seven and five < seven
+    assert five == 5 and seven != 5
     assert server.send((secret, None))[1:] == (0, set())
-    assert seven != 5 and not seven < 6  # 5 is free; 6, and a comparison by order, are not
+    assert not seven < 6  # 5 is free; 6, and a comparison by order, are not
     assert server.send((secret, None))[1:] == (1, {1})
+    assert five != seven and five < seven  # nor one with another: it uses both
+    assert server.send((secret, None))[1:] == (5, {0, 1})
+    pieces = NAMES["started"](NAMES["values_server"]([(b"a",), (b"b",)], secret))
+    a, b = NAMES["Sealed"](pieces, 0), NAMES["Sealed"](pieces, 1)
+    assert a != b and a < b and a == (b"a",) and a < (b"b",)  # free None: all free
+    assert pieces.send((secret, None))[1:] == (0, set())
     Spy.seen = []
     assert five != Spy() and Spy.seen == [five]  # the spy only ever sees the stand-in

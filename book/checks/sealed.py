@@ -19,7 +19,7 @@ cell's verdict is the learner's to trust; the grade is the judge's.)
 SEALED = '''
 from collections.abc import MutableMapping
 
-PLAIN = (int, bool, float, str, bytes)
+PLAIN = (int, bool, float, str, bytes, type(None))
 ARITY = {"get": 1, "contains": 1, "set": 2, "del": 1, "iter": 0, "len": 0}
 
 
@@ -78,9 +78,10 @@ def mapping_server(store, secret, costs, refusal="", budget=None, spent=""):
 
 
 def values_server(values, secret, free=None):
-    """Values stood for by Sealed objects: "read" i counts one use of value i and notes i;
-    comparing two of them is free, and comparing one with a plain value is free when the value
-    is in free (None: always). The probe's message (secret, None) gets (values, work, read)."""
+    """Values stood for by Sealed objects: "read" i counts one use of value i and notes i.
+    With free None, comparisons are free; otherwise only comparing one for equality with a
+    value in free is, and any other comparison uses each of them. The probe's message
+    (secret, None) gets (values, work, read)."""
     work, read = 0, set()
     reply = None
     while True:
@@ -101,6 +102,9 @@ def values_server(values, secret, free=None):
         elif op in ("same", "less") and len(rest) == 1 and type(rest[0]) is int:
             if 0 <= rest[0] < len(values):
                 j = rest[0]
+                if free is not None:
+                    work += 2
+                    read |= {i, j}
                 reply = values[i] == values[j] if op == "same" else values[i] < values[j]
         elif op in ("equals", "below", "above") and len(rest) == 1 and is_plain(rest[0]):
             other = rest[0]
