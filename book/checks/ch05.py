@@ -20,6 +20,7 @@ import random
 from functools import cache
 
 from book import corpora, walkthroughs
+from book.checks.sealed import SEALED
 from book.checks.spec import (
     Cases,
     Group,
@@ -362,90 +363,62 @@ STRANDED_MERGES = examples_and_drawn(
 
 # The probe watches the work. The ids it hands the answer stand for ints: they compare equal to
 # them and hash like them, but are not ints, so the only ways to use one as a number (hash it as
-# part of a pair looked up or written, int(), operator.index, str, repr, format) are counted, and
-# so is each write to the counts and each pair iterated over. Updating in place uses a few ids per
+# part of a pair looked up or written, int(), operator.index, str, repr, format, comparing it
+# with a number other than the pair's and new_id) are counted, and so is each write to the
+# counts and each pair iterated over; what they stand for and the counts are kept sealed
+# (``sealed``), out of the answer's reach. Updating in place uses a few ids per
 # merged place; counting the pairs of the whole list, before or after merging, and on the ids or
 # on ints or a numpy array made from them, uses every id. The probe returns [merged ids, the
 # counts after, ids unchanged, whether the work fits in-place updating].
-IN_PLACE = """
-from collections.abc import MutableMapping
+IN_PLACE = (
+    SEALED
+    + """
 
-
-class Work:
-    done = 0
-
-
-class Id:
-    __slots__ = ("_value",)
-
-    def __init__(self, value):
-        self._value = value
-
-    def __eq__(self, other):
-        return self._value == (other._value if type(other) is Id else other)
+class Id(Sealed):
+    __slots__ = ()
 
     def __hash__(self):
-        Work.done += 1
-        return hash(self._value)
+        return hash(self._value())
 
     def __index__(self):
-        Work.done += 1
-        return self._value
+        return self._value()
 
     __int__ = __index__
 
     def __repr__(self):
-        Work.done += 1
-        return repr(self._value)
+        return repr(self._value())
 
     def __format__(self, spec):
-        Work.done += 1
-        return format(self._value, spec)
-
-
-class Counts(MutableMapping):
-    def __init__(self, counts):
-        self._store = dict(counts)
-
-    def __getitem__(self, key):
-        return self._store[key]
-
-    def __setitem__(self, key, value):
-        Work.done += 1
-        self._store[key] = value
-
-    def __delitem__(self, key):
-        Work.done += 1
-        del self._store[key]
-
-    def __iter__(self):
-        Work.done += len(self._store)
-        return iter(list(self._store))
-
-    def __len__(self):
-        return len(self._store)
-
-    def __repr__(self):
-        return repr(self._store)
-
-
-def plain(value):
-    if type(value) is Id:
-        return value._value
-    if type(value) in (list, tuple):
-        return type(value)(plain(item) for item in value)
-    return value
+        return format(self._value(), spec)
 
 
 def probe(answer, ids, pair, new_id, counts):
-    given, watched = [Id(i) for i in ids], Counts(counts)
-    Work.done = 0
-    merged = answer(given, pair, new_id, watched)
-    work = Work.done
+    secret, numbers = object(), list(ids)
+    server = started(values_server(numbers, secret, frozenset({*pair, new_id})))
+    given = [Id(server, k) for k in range(len(ids))]
+
+    def key(k):  # a key of the counts, plain: each id in it is used as a number
+        if type(k) is tuple:
+            return tuple(key(item) for item in k)
+        return int(k) if type(k) is Id else k
+
+    costs = {"get": 0, "contains": 0, "set": 1, "del": 1, "iter": 1, "len": 0}
+    store = started(mapping_server(dict(counts), secret, costs))
+    merged = answer(given, pair, new_id, Watched(store, key))
+    work = server.send((secret, None))[1] + store.send((secret,))[1]
+
+    def value(x):  # what x stands for, read with the secret: not counted
+        if type(x) is Id:
+            return numbers[x._index]
+        if type(x) in (list, tuple):
+            return type(x)(value(item) for item in x)
+        return x
+
     places = len(ids) - len(merged) if isinstance(merged, list) else 0
-    counted = {plain(key): count for key, count in watched._store.items()}
-    return [plain(merged), counted, given == ids, work <= 32 * places + 64]
+    counted = {value(k): value(n) for k, n in store.send((secret,))[0].items()}
+    return [value(merged), counted, value(given) == ids, work <= 32 * places + 64]
 """
+)
 
 
 def merge_and_update_reference(ids, pair, new_id, counts) -> list[int]:

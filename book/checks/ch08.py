@@ -345,7 +345,9 @@ PARTIAL_SHARE = TaskSpec(
 # the probe swaps the code of tiktoken's function for one that counts its calls: every name the
 # answer may reach it by (the class attribute, or the function saved under another name) is
 # that one function object, so each call is counted; an answer that made any returns a marker.
-# (The grader refuses sys.setprofile, which would watch calls without touching tiktoken.)
+# The count and the original function are kept in a generator's frame, out of the answer's reach
+# while grading (see ``sealed``). (The grader refuses sys.setprofile, which would watch calls
+# without touching tiktoken.)
 NO_OFFSETS = """
 def probe(answer, text, encoding_name):
     import types
@@ -354,19 +356,36 @@ def probe(answer, text, encoding_name):
 
     function = tiktoken.core.Encoding.__dict__["decode_with_offsets"]
     code, defaults = function.__code__, function.__defaults__
-    original = types.FunctionType(code, function.__globals__, function.__name__)
-    calls = []
+    secret = object()
 
-    def counted(self, tokens, calls=calls, original=original):
-        calls.append(len(tokens))
-        return original(self, tokens)
+    def calls(original):  # counts the calls in its frame, sealed while grading
+        made, reply = 0, None
+        while True:
+            message = yield reply
+            if type(message) is tuple and len(message) == 1 and message[0] is secret:
+                reply = made
+                continue
+            made += 1
+            try:
+                reply = ("ok", original(*message))
+            except Exception as error:
+                reply = ("error", error)
+
+    server = calls(types.FunctionType(code, function.__globals__, function.__name__))
+    next(server)
+
+    def counted(self, tokens, server=server):
+        outcome, value = server.send((self, tokens))
+        if outcome == "error":
+            raise value
+        return value
 
     function.__code__, function.__defaults__ = counted.__code__, counted.__defaults__
     try:
         starts = answer(text, encoding_name)
     finally:
         function.__code__, function.__defaults__ = code, defaults
-    return "called decode_with_offsets" if calls else starts
+    return "called decode_with_offsets" if server.send((secret,)) else starts
 """
 
 

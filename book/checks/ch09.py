@@ -19,6 +19,7 @@ from collections.abc import Callable
 from functools import cache
 
 from book import corpora
+from book.checks.sealed import SEALED
 from book.checks.spec import (
     Cases,
     Group,
@@ -89,96 +90,100 @@ def _state(word_counts: dict[bytes, int], k: int) -> tuple[dict, SymbolPair]:
 
 # pair_counts and where are mappings that count every read and write made to them: merging
 # through the index touches a few pairs per symbol of the pre-tokens in where[pair]; counting
-# and indexing everything again touches every pair. Each pre-token is a tuple that notes when
-# its symbols are read (iterated, indexed, searched): merging through the index reads only the
+# and indexing everything again touches every pair. Each pre-token stands for a tuple (it hashes
+# and compares like one) and notes when its symbols are read (iterated, indexed, searched); what
+# the mappings hold and the symbols are kept sealed (``sealed``), out of the answer's reach:
+# merging through the index reads only the
 # pre-tokens in where[pair]; looking for them in counts reads them all. The probe returns the
 # new counts in order, pair_counts and where after, counts unchanged, whether the work on the
 # index fits the merge, how many pre-tokens outside where[pair] were read: each under a name,
 # which a failure shows ("at ['where afterwards']...").
-LEDGER = """
-from collections.abc import MutableMapping
+LEDGER = (
+    SEALED
+    + """
 
+class Pretoken(Sealed):
+    __slots__ = ("_hash", "_len")
 
-class Ledger(MutableMapping):
-    def __init__(self, store):
-        self._store, self.work = dict(store), 0
+    def __init__(self, server, index, symbols):
+        super().__init__(server, index)
+        self._hash, self._len = hash(symbols), len(symbols)
 
-    def __getitem__(self, key):
-        self.work += 1
-        return self._store[key]
-
-    def __setitem__(self, key, value):
-        self.work += 1
-        self._store[key] = value
-
-    def __delitem__(self, key):
-        self.work += 1
-        del self._store[key]
-
-    def __iter__(self):
-        self.work += len(self._store)
-        return iter(list(self._store))
+    def __hash__(self):
+        return self._hash
 
     def __len__(self):
-        return len(self._store)
+        return self._len
+
+    def __iter__(self):
+        return iter(self._value())
+
+    def __getitem__(self, index):
+        return self._value()[index]
+
+    def __contains__(self, symbol):
+        return symbol in self._value()
+
+    def index(self, *args):
+        return self._value().index(*args)
+
+    def count(self, symbol):
+        return self._value().count(symbol)
+
+    def __add__(self, other):
+        return self._value() + other
+
+    def __radd__(self, other):
+        return other + self._value()
 
     def __repr__(self):
-        return repr(self._store)
-
-
-# A tuple class whose instances add their id to read when their symbols are read.
-def watched(read):
-    def noting(method):
-        def note(self, *args):
-            read.add(id(self))
-            return method(self, *args)
-
-        return note
-
-    names = ("__iter__", "__getitem__", "__contains__", "index", "count")
-    return type("Pretoken", (tuple,), {name: noting(getattr(tuple, name)) for name in names})
-
-
-# value with every tuple in it a plain tuple: the judge receives builtin types only.
-def plain(value):
-    if isinstance(value, tuple):
-        return tuple(plain(item) for item in tuple.__iter__(value))
-    if isinstance(value, list):
-        return [plain(item) for item in value]
-    if isinstance(value, (set, frozenset)):
-        return {plain(item) for item in value}
-    if isinstance(value, dict):
-        return {plain(k): plain(v) for k, v in dict.items(value)}
-    return value
+        return repr(self._value())
 
 
 def probe(answer, counts, pair_counts, where, pair):
-    read = set()
-    pretoken_class = watched(read)
-    pretoken = {t: pretoken_class(t) for t in counts}
+    secret, symbols = object(), list(counts)
+    server = started(values_server(symbols, secret))
+    pretoken = {t: Pretoken(server, k, t) for k, t in enumerate(symbols)}
     counts = {pretoken[t]: n for t, n in counts.items()}
     where = {p: {pretoken.get(t, t) for t in ts} for p, ts in where.items()}
     before = dict(counts)
-    holders = {id(t) for t in where.get(pair, ())}
-    others = {id(t) for t in counts} - holders
-    symbols = sum(len(t) for t in where.get(pair, ()))
-    pair_counts, where = Ledger(pair_counts), Ledger(where)
-    merged = answer(counts, pair_counts, where, pair)
-    outside = read & others
-    items = list(merged.items()) if isinstance(merged, dict) else merged
+    holders = {t._index for t in where.get(pair, ())}
+    n_symbols = sum(len(t) for t in where.get(pair, ()))
+    costs = {"get": 1, "contains": 1, "set": 1, "del": 1, "iter": 1, "len": 0}
+    ledgers = [started(mapping_server(dict(m), secret, costs)) for m in (pair_counts, where)]
+    merged = answer(counts, *(Watched(ledger) for ledger in ledgers), pair)
+    outside = server.send((secret, None))[2] - holders
+    (pair_counts, work, _), (where, more, _) = [l.send((secret,)) for l in ledgers]
+
+    def value(x):  # x with every pre-token the symbols it stands for, read with the secret
+        if type(x) is Pretoken:
+            return symbols[x._index]
+        if isinstance(x, tuple):
+            return tuple(value(item) for item in tuple.__iter__(x))
+        if isinstance(x, list):
+            return [value(item) for item in x]
+        if isinstance(x, (set, frozenset)):
+            return {value(item) for item in x}
+        if isinstance(x, dict):
+            return {value(k): value(v) for k, v in dict.items(x)}
+        return x
+
+    items = list(dict.items(merged)) if isinstance(merged, dict) else merged
     kept = counts == before and list(counts) == list(before)
-    work = pair_counts.work + where.work
     return {
-        "the dict returned, as a list of items": plain(items),
-        "pair_counts afterwards": plain(pair_counts._store),
-        "where afterwards": plain(where._store),
+        "the dict returned, as a list of items": value(items),
+        "pair_counts afterwards": value(pair_counts),
+        "where afterwards": value(where),
         "counts, the argument": "left as it was" if kept else "changed",
         "work on pair_counts and where": (
-            "through the index" if work <= 12 * symbols + 12 else "touched pairs it did not merge"
+            "through the index"
+            if work + more <= 12 * n_symbols + 12
+            else "touched pairs it did not merge"
         ),
         "pre-tokens read outside where[pair]": len(outside),
     }
 """
+)
 
 
 def merge_pretokens_reference(counts: dict, pair_counts, where, pair, mistake: str = "") -> dict:
@@ -454,72 +459,79 @@ HEAP_ENTRY = TaskSpec(
 # The probe runs a trainer's loop on pop_best: entries (-count, rank, serial, pair), rank a pair's
 # place among the case's pairs from the greatest, serial the push's number (so that no two
 # entries are equal); None in updates pops one (and the pair is merged away), (pair, count) sets
-# a count and pushes a fresh entry. The counts and the heap refuse to be scanned: a pop that
-# looks at every pair is no faster than the chapter's scan. Each entry holds its own copy of its
-# pair, so the pair returned tells which entry it came from: if that entry is still in the heap
-# afterwards, the answer returned a pair without popping its entry (an entry pushed back with
-# the pair's current count, as Hugging Face's trainer does, is popped before it is returned).
-POP_LOOP = """
+# a count and pushes a fresh entry. The counts refuse to be scanned, and the entries, kept
+# sealed (``sealed``) with the counts, note when they are read: a pop that reads entries it
+# leaves in the heap (more than the top) scans it, no faster than the chapter's scan. Each entry
+# holds its own copy of its pair, so the pair returned tells which entry it came from: if that
+# entry is still in the heap afterwards, the answer returned a pair without popping its entry
+# (an entry pushed back with the pair's current count, as Hugging Face's trainer does, is
+# popped before it is returned).
+POP_LOOP = (
+    SEALED
+    + """
 import heapq
-from collections.abc import MutableMapping
+
+SCAN = "pop_best must not scan the counts or the heap: pop entries with heapq"
 
 
-def _refuse(*args, **kwargs):
-    raise TypeError("pop_best must not scan the counts or the heap: pop entries with heapq")
+class Entry(Sealed):
+    __slots__ = ()
 
-
-class Counts(MutableMapping):
-    def __init__(self, counts):
-        self._store = dict(counts)
-
-    def __getitem__(self, key):
-        return self._store[key]
-
-    def __setitem__(self, key, value):
-        self._store[key] = value
-
-    def __delitem__(self, key):
-        del self._store[key]
-
-    __iter__ = __len__ = keys = values = items = _refuse
-
-
-class Heap(list):
     def __getitem__(self, index):
-        if index == 0:
-            return list.__getitem__(self, 0)
-        _refuse()
+        return self._value()[index]
 
-    __iter__ = __contains__ = __reversed__ = index = count = remove = sort = _refuse
-    copy = __copy__ = _refuse
+    def __iter__(self):
+        return iter(self._value())
+
+    def __len__(self):
+        return len(self._value())
+
+    def __repr__(self):
+        return repr(self._value())
 
 
 def probe(answer, counts, updates):
     pairs = sorted({*counts, *(u[0] for u in updates if u is not None)}, reverse=True)
     rank = {pair: k for k, pair in enumerate(pairs)}
-    counts = Counts(counts)
-    entries = enumerate(counts._store.items())
-    heap = Heap((-n, rank[pair], k, (pair[0], pair[1])) for k, (pair, n) in entries)
-    heapq.heapify(heap)
-    serial, popped, kept = len(heap), [], None
+    secret, entries = object(), []
+    server = started(values_server(entries, secret))
+    costs = {"get": 0, "contains": 0, "set": 0, "del": 0}
+    store = started(mapping_server(dict(counts), secret, costs, SCAN))
+
+    def push(heap, pair, n):
+        entries.append((-n, rank[pair], len(entries), (pair[0], pair[1])))
+        heapq.heappush(heap, Entry(server, len(entries) - 1))
+
+    heap = []
+    for pair, n in store.send((secret,))[0].items():
+        push(heap, pair, n)
+    popped, kept, scanned = [], None, None
     for update in updates:
         if update is None:
-            best = answer(heap, counts)
+            read = set(server.send((secret, None))[2])
+            best = answer(heap, Watched(store))
             popped.append(best)
-            left = any(entry[-1] is best for entry in list.__iter__(heap))
-            if best is not None and left and kept is None:
+            left = {e._index for e in heap if type(e) is Entry}
+            if best is not None and kept is None and any(entries[k][-1] is best for k in left):
                 kept = f"call {len(popped)} returned {best!r} and left an entry of it in the heap"
-            counts._store.pop(best, None)
+            looked = (server.send((secret, None))[2] - read) & left
+            if len(looked) > 1 and scanned is None:
+                scanned = f"call {len(popped)} read {len(looked)} entries it left in the heap"
+            store.send((secret,))[0].pop(best, None)
         else:
             pair, n = update
             if n > 0:
-                counts[pair] = n
-                heapq.heappush(heap, (-n, rank[pair], serial, (pair[0], pair[1])))
-                serial += 1
+                store.send((secret,))[0][pair] = n
+                push(heap, pair, n)
             else:
-                counts._store.pop(pair, None)
-    return {"the pairs returned, call by call": popped, "an entry left in the heap": kept}
+                store.send((secret,))[0].pop(pair, None)
+    return {
+        "the pairs returned, call by call": popped,
+        "an entry left in the heap": kept,
+        "pop_best must not scan the heap: entries it read and left there": scanned,
+    }
 """
+)
 
 
 def pop_best_reference(heap: list, counts) -> SymbolPair | None:
@@ -610,45 +622,41 @@ POP_BEST = TaskSpec(
 
 # The counts must be added in block order: the probe compares them as a list of items. The
 # results come one at a time from an iterator, as imap_unordered's do, and each block's counts
-# note when they are read (iterated, looked up, copied): before the next result is handed over,
-# every block whose turn has come must have been read, as adding it at once reads it.
-IN_ORDER = """
-class Block(dict):
-    def __init__(self, index, counts, read):
-        super().__init__(counts)
-        self._index, self._read = index, read
+# note, sealed (``sealed``), when they are read (iterated, looked up, copied): before the next
+# result is handed over, every block whose turn has come must have been read, as adding it at
+# once reads it.
+IN_ORDER = (
+    SEALED
+    + """
 
-    def _note(method):
-        def noted(self, *args):
-            self._read.add(self._index)
-            return method(self, *args)
-
-        return noted
-
-    __iter__ = _note(dict.__iter__)
-    __getitem__ = _note(dict.__getitem__)
-    items, keys, values = _note(dict.items), _note(dict.keys), _note(dict.values)
-    get, copy = _note(dict.get), _note(dict.copy)
+class Block(Watched):
+    __slots__ = ()
 
 
 def probe(answer, results):
-    read, arrived, late = set(), set(), []
-    turn = 0
+    secret, late, arrived, turn = object(), [], set(), 0
+    costs = {"get": 1, "contains": 1, "set": 1, "del": 1, "iter": 1, "len": 0}
+    blocks = {}  # index -> the servers of the counts that arrived with it
+
+    def read(index):
+        return any(server.send((secret,))[2] > 0 for server in blocks[index])
 
     def source():
         nonlocal turn
         for k, (index, counts) in enumerate(results):
-            unread = [i for i in range(turn) if i not in read]
+            unread = [i for i in range(turn) if not read(i)]
             if unread and not late:
                 late.append(f"result {k} asked for before block {unread[0]}'s counts were read")
-            yield index, Block(index, counts, read)
+            server = started(mapping_server(dict(counts), secret, costs))
+            blocks.setdefault(index, []).append(server)
+            yield index, Block(server)
             arrived.add(index)
             while turn in arrived:
                 turn += 1
 
     result = answer(source())
     if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], dict):
-        total, most = list(result[0].items()), result[1]
+        total, most = list(dict.items(result[0])), result[1]
     else:
         total, most = "not a (total, max_waiting) tuple", repr(result)[:80]
     return {
@@ -657,6 +665,7 @@ def probe(answer, results):
         "a block added late": late[0] if late else None,
     }
 """
+)
 
 
 def merge_unordered_reference(results: list, mistake: str = "") -> tuple[dict, int]:

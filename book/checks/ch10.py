@@ -22,6 +22,7 @@ from itertools import islice
 
 from book import corpora
 from book.checks.core import equal
+from book.checks.sealed import SEALED
 from book.checks.spec import Cases, Group, Mistake, TaskSpec, checks_of
 from book.tokenizers.bpe.core import get_pair_counts, merge
 from book.tokenizers.bpe.train import scored_merges
@@ -105,42 +106,32 @@ def probe(answer, word_freqs, splits):
 """
 
 # Listing every segmentation of a 40-character word takes hours. The probe hands the answer
-# log_p as a dict that counts its look-ups and stops the answer with a message instead of
+# log_p as a mapping that counts its look-ups and stops the answer with a message instead of
 # letting the check hang. Forward-backward looks up each substring of a word a few times, so
 # the budget is 20 look-ups per pair of positions in the words, and some to spare: listing runs
-# out of it within seconds on a long word. (The judge's kernel refuses sys.settrace, so
-# counting lines is not an option.)
-LOOKUP_BUDGET = """
-class LookupBudget(dict):
-    def __init__(self, log_p, budget):
-        super().__init__(log_p)
-        self.budget = self.left = budget
+# out of it within seconds on a long word. The pieces and the look-ups are kept sealed
+# (``sealed``): each piece iterated over costs a look-up too, so copying log_p costs its size,
+# and listing on a copy runs into the judge's time limit instead. (The judge's kernel refuses
+# sys.settrace, so counting lines is not an option.)
+LOOKUP_BUDGET = (
+    SEALED
+    + """
 
-    def spend(self):
-        self.left -= 1
-        if self.left < 0:  # every later look-up fails too, even if the answer catches this one
-            raise RuntimeError(
-                f"do not list segmentations: stopped after {self.budget:,} look-ups of log_p; "
-                "sum over the lattice (forward-backward)"
-            )
-
-    def __getitem__(self, key):
-        self.spend()
-        return super().__getitem__(key)
-
-    def __contains__(self, key):
-        self.spend()
-        return super().__contains__(key)
-
-    def get(self, key, default=None):
-        self.spend()
-        return super().get(key, default)
+class LookupBudget(Watched):
+    __slots__ = ()
 
 
 def probe(answer, word_freqs, log_p):
     budget = 10_000 + 20 * sum(len(word) ** 2 for word in word_freqs)
-    return answer(word_freqs, LookupBudget(log_p, budget))
+    spent = (
+        f"do not list segmentations: stopped after {budget:,} look-ups of log_p; "
+        "sum over the lattice (forward-backward)"
+    )
+    costs = {"get": 1, "contains": 1, "iter": 1, "len": 0}
+    store = mapping_server(dict(log_p), object(), costs, "log_p is read-only", budget, spent)
+    return answer(word_freqs, LookupBudget(started(store)))
 """
+)
 
 LETTERS = "pqrstuvwxyz"
 

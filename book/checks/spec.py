@@ -212,8 +212,9 @@ class TaskSpec:
 
     ``probe`` is Python source defining ``probe(answer, *args)``, for a task whose answer is
     judged on more than its return value (an argument changed in place, the work it did): it
-    runs in the learner's kernel, so it may only use the standard library. Without it, a case
-    calls ``answer(*args)``.
+    runs in the learner's kernel, so it may only use the standard library, and keeps what it
+    counts out of the answer's reach (``book.checks.sealed``). Without it, a case calls
+    ``answer(*args)``.
     """
 
     name: str
