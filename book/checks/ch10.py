@@ -1,4 +1,4 @@
-"""Checks of exercises/09_fast_bpe.ipynb. References: small functions here and book.tokenizers.
+"""Checks of exercises/10_fast_bpe.ipynb. References: small functions here and book.tokenizers.
 
 Every task extends the chapter's code: merging pre-tokens stored as tuples of bytes (CS336's
 form) through the index, a heap entry with CS336's tie-break and a pop that skips stale
