@@ -179,7 +179,7 @@ DOG_CLAIMED_VARIANTS: list[str] = ["dog.", "dog!", "dog?"]
 DOG_RE_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\w+| ?\d+| ?[^\s\w\d]+|\s+"""
 DOG_TEXT = "Dog is barking. barking."
 
-# Sample texts for chapter 06's parity checks and exercises.
+# Sample texts for chapter 08's parity checks and the exercises of chapters 06 and 08.
 DEF_TEXT = "def calculate():"
 GPT4_TEXT = "I'm tokenizing this"
 

@@ -286,7 +286,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         "gpt2-sizes",
-        6,
+        8,
         w.GPT2_SIZES_SOURCE,
         "GPT-2's vocabulary has 50,257 tokens",
         w.GPT2_CLAIMED_N_VOCAB,
