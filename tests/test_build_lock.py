@@ -5,11 +5,10 @@ whatever starts them (two test workers, `make book` beside `make test`), builds 
 take turns. A stand-in for `jupyter-book` records when each build starts and ends.
 """
 
-import importlib.util
 import sys
 import threading
 
-from notebook_paths import ROOT
+from notebook_paths import load_tool
 
 # Records its start and end, with a pause between in which an unlocked second build would start.
 FAKE_JUPYTER_BOOK = """#!{python}
@@ -22,16 +21,8 @@ with open({log!r}, "a") as log:
 """
 
 
-def load_build_book():
-    """``tools/build_book.py`` as a module (tools/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("build_book", ROOT / "tools" / "build_book.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_builds_of_one_folder_take_turns(tmp_path, monkeypatch):
-    build_book = load_build_book()
+    build_book = load_tool("build_book")
     log = tmp_path / "builds.log"
     fake = tmp_path / "jupyter-book"
     fake.write_text(FAKE_JUPYTER_BOOK.format(python=sys.executable, log=str(log)))
@@ -53,5 +44,5 @@ def test_builds_of_one_folder_take_turns(tmp_path, monkeypatch):
 
 
 def test_a_folder_without_a_book_is_refused(tmp_path, capsys):
-    assert load_build_book().main([str(tmp_path)]) == 2
+    assert load_tool("build_book").main([str(tmp_path)]) == 2
     assert "has no _config.yml" in capsys.readouterr().err

@@ -1,6 +1,9 @@
 """Chapters: stored without outputs, listed in the table of contents, run in a fresh kernel."""
 
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -43,3 +46,22 @@ def test_chapter_runs_top_to_bottom_in_a_fresh_kernel(path):
         nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     ).execute()
     print(f"{path.name} ran in {time.perf_counter() - start:.1f} s")
+
+
+@pytest.mark.slow
+def test_the_readme_command_runs_a_notebook_with_the_venvs_jupyter(tmp_path):
+    # As the README says: `.venv/bin/jupyter nbconvert --to notebook --execute ...`, from a shell
+    # whose PATH does not hold the venv (jupyter finds its subcommands beside itself).
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("import book\nprint(book.__name__, 6 * 7)")]
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    nbformat.write(notebook, tmp_path / "small.ipynb")
+    jupyter = Path(sys.executable).parent / "jupyter"
+    command = [str(jupyter), "nbconvert", "--to", "notebook", "--execute", "small.ipynb"]
+    command += ["--output-dir", "run"]
+    result = subprocess.run(
+        command, cwd=tmp_path, env={"PATH": "/usr/bin:/bin"}, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    outputs = nbformat.read(tmp_path / "run" / "small.ipynb", as_version=4).cells[0].outputs
+    assert [output.get("text") for output in outputs] == ["book 42\n"]

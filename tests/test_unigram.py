@@ -10,6 +10,7 @@ import struct
 from collections import Counter
 
 import pytest
+from gguf_fakes import fake_vocabulary
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -17,7 +18,7 @@ from book import corpora
 from book.tokenizers import Tokenizer
 from book.tokenizers.errors import UnknownIdError
 from book.tokenizers.formats.protobuf import ProtobufError, fields, read_varint
-from book.tokenizers.formats.sentencepiece_model import ModelFileError, parse_model
+from book.tokenizers.formats.sentencepiece_model import ModelFileError, ModelPiece, parse_model
 from book.tokenizers.unigram.lattice import (
     build_lattice,
     marginals,
@@ -364,3 +365,15 @@ def test_a_tiny_trained_model_keeps_its_readded_characters_and_round_trips():
     assert isinstance(tok, Tokenizer) and tok.n_vocab <= 30
     assert sum(math.exp(p.score) for p in tok.pieces if p.kind == "normal") > 1
     assert tok.decode(tok.encode("hugs bun pun")) == "hugs bun pun"
+
+
+def test_from_gguf_reads_a_t5_vocabulary_and_refuses_another():
+    pieces = [ModelPiece("<s>", 0.0, "control"), ModelPiece("</s>", 0.0, "control")]
+    pieces += [ModelPiece("<unk>", 0.0, "unknown"), ModelPiece("▁a", -1.0)]
+    vocabulary = fake_vocabulary("t5", pieces, special_ids={"bos": 0, "eos": 1, "unk": 2})
+    tok = Unigram.from_gguf(vocabulary)
+    assert (tok.add_bos_token, tok.add_eos_token) == (False, True)  # llama.cpp's defaults
+    assert tok.encode("a", add_special_tokens=True) == [3, 1]
+    assert tok.precompiled_charsmap is None
+    with pytest.raises(ValueError, match="'llama' is not Unigram"):
+        Unigram.from_gguf(fake_vocabulary("llama", pieces))

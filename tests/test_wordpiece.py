@@ -6,12 +6,14 @@ import functools
 from collections import Counter
 
 import pytest
+from gguf_fakes import fake_vocabulary
 from hypothesis import given
 from hypothesis import strategies as st
 
 from book import corpora
 from book.tokenizers import Tokenizer
 from book.tokenizers.errors import UnknownIdError
+from book.tokenizers.formats.sentencepiece_model import ModelPiece
 from book.tokenizers.wordpiece.decoder import WordPieceDecoder
 from book.tokenizers.wordpiece.model import greedy_longest_match
 from book.tokenizers.wordpiece.normalizer import (
@@ -264,3 +266,24 @@ def test_pieces_rebuild_the_words(text):
     assert len(pieces) >= len(words)
     if "[UNK]" not in pieces:
         assert rebuilt == " ".join(words)
+
+
+def test_from_gguf_undoes_llama_cpps_spelling_and_adds_cls_and_sep():
+    pieces = [
+        ModelPiece("[PAD]", 0.0, "control"),
+        ModelPiece("[UNK]", 0.0, "control"),
+        ModelPiece("[CLS]", 0.0, "control"),
+        ModelPiece("[SEP]", 0.0, "control"),
+        ModelPiece("▁play", 0.0),
+        ModelPiece("ing", 0.0),
+        ModelPiece("[unused0]", 0.0),
+    ]
+    special_ids = {"pad": 0, "unk": 1, "cls": 2, "sep": 3}
+    tok = WordPiece.from_gguf(fake_vocabulary("bert", pieces, special_ids=special_ids))
+    assert tok.vocab[4:] == ["play", "##ing", "[unused0]"]
+    assert tok.tokenize("Playing") == ["play", "##ing"]
+    assert tok.encode("playing", add_special_tokens=True) == [2, 4, 5, 3]
+    with pytest.raises(ValueError, match="names no unknown token"):
+        WordPiece.from_gguf(fake_vocabulary("bert", pieces))
+    with pytest.raises(ValueError, match="'t5' is not WordPiece"):
+        WordPiece.from_gguf(fake_vocabulary("t5", pieces, special_ids=special_ids))

@@ -59,67 +59,13 @@ def assigned_code_points() -> tuple[int, ...]:
     return tuple(cp for cp in range(sys.maxunicode + 1) if assigned(cp))
 
 
-def utf8_lengths(pattern: str) -> dict[int, int]:
-    """``{UTF-8 length: how many}`` over the assigned code points that match a regex class.
-
-    >>> utf8_lengths(r"[\\x00-\\x7f]")
-    {1: 128}
-    """
-    matches = regex.compile(pattern).match
-    counts: dict[int, int] = {}
-    for cp in assigned_code_points():
-        if matches(chr(cp)):
-            n = len(chr(cp).encode("utf-8"))
-            counts[n] = counts.get(n, 0) + 1
-    return dict(sorted(counts.items()))
-
-
-HAN = r"\p{Han}"
-HAN_AND_KANA = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]")
-# Letters of the scripts the rule of thumb gives two bytes, ASCII left out.
-EUROPEAN_LETTERS = r"(?![\x00-\x7f])(?=\p{L})[\p{Latin}\p{Greek}\p{Cyrillic}]"
-
-
-def cjk_in_passages() -> dict[int, int]:
-    """``{UTF-8 length: how many}`` over the Han and kana of the Chinese and Japanese passages.
-
-    Their digits and Latin letters are left out: the rule of thumb is about CJK characters.
-    """
-    passages = corpora.parallel()
-    counts = Counter(
-        len(ch.encode("utf-8"))
-        for language in ("Chinese", "Japanese")
-        for ch in passages[language]
-        if HAN_AND_KANA.match(ch)
-    )
-    return dict(sorted(counts.items()))
-
-
-def european_letters_in_passages() -> dict[str, dict[int, int]]:
-    """``{language: {UTF-8 length: how many}}`` over the Latin, Greek and Cyrillic letters beyond
-    ASCII of each passage that has any."""
-    letter = regex.compile(EUROPEAN_LETTERS).match
-    lengths = {}
-    for language, text in corpora.parallel().items():
-        counts = Counter(len(ch.encode("utf-8")) for ch in text if letter(ch))
-        if counts:
-            lengths[language] = dict(sorted(counts.items()))
-    return lengths
-
-
-def _show_european(lengths: tuple[dict[int, int], dict[int, int]]) -> str:
-    """The rule's two rows, and the passages where a letter takes more than two bytes."""
-    passages = european_letters_in_passages()
-    heavier = [
-        f"{language}: {_show_lengths(counts)}"
-        for language, counts in passages.items()
-        if max(counts) > 2
-    ]
-    return (
-        f"ASCII: {_show_lengths(lengths[0])}; Latin, Greek and Cyrillic letters beyond ASCII: "
-        f"{_show_lengths(lengths[1])}; of the book's {len(passages)} passages that have such "
-        f"letters, {'; '.join(heavier) or 'none'} (the others: 2 bytes only)"
-    )
+def never_in_utf8() -> list[int]:
+    """The byte values that occur in the UTF-8 of no scalar value, in order (about a second)."""
+    seen: set[int] = set()
+    for cp in range(sys.maxunicode + 1):
+        if cp not in SURROGATES:
+            seen.update(chr(cp).encode("utf-8"))
+    return sorted(set(range(256)) - seen)
 
 
 def _controls() -> int:
@@ -253,11 +199,6 @@ def zipf_fits() -> dict[str, float]:
     }
 
 
-def _show_lengths(lengths: dict[int, int]) -> str:
-    """``{3: 28400, 4: 65815}`` -> '3 bytes: 28,400; 4 bytes: 65,815'."""
-    return "; ".join(f"{n} byte{'s' * (n > 1)}: {count:,}" for n, count in lengths.items())
-
-
 UTF8_BYTES_CLAIMS = [
     Claim(
         f"utf8-bytes-{i}",
@@ -271,10 +212,6 @@ UTF8_BYTES_CLAIMS = [
     for i, (text, claimed) in enumerate(walkthroughs.CLAIMED_UTF8_BYTES.items())
 ]
 
-RULE_OF_THUMB = (
-    "a rule of thumb read off RFC 3629's ranges by script (the RFC gives only the ranges)"
-)
-
 CLAIMS: list[Claim] = [
     Claim(
         "cs336-code-points",
@@ -286,38 +223,13 @@ CLAIMS: list[Claim] = [
     ),
     *UTF8_BYTES_CLAIMS,
     Claim(
-        "utf8-ascii-european",
+        "utf8-never-bytes",
         1,
         "rfc3629",
-        f"{RULE_OF_THUMB}: ASCII takes 1 byte; accented Latin letters, Greek, Cyrillic 2",
-        ({1}, {2}),
-        lambda: (utf8_lengths(r"[\x00-\x7f]"), utf8_lengths(EUROPEAN_LETTERS)),
-        agrees=lambda claimed, computed: tuple(set(lengths) for lengths in computed) == claimed,
-        show=_show_european,
-    ),
-    Claim(
-        "utf8-cjk-three-bytes",
-        1,
-        "rfc3629",
-        f"{RULE_OF_THUMB}: Chinese, Japanese and Korean characters take 3 bytes",
-        {3},
-        lambda: utf8_lengths(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]"),
-        agrees=lambda claimed, computed: set(computed) == claimed,
-        show=lambda v: (
-            f"{_show_lengths(v)}; Han alone: {_show_lengths(utf8_lengths(HAN))}; "
-            f"Han and kana of the book's Chinese and Japanese passages: "
-            f"{_show_lengths(cjk_in_passages())}"
-        ),
-    ),
-    Claim(
-        "utf8-emoji-four-bytes",
-        1,
-        "rfc3629",
-        f"{RULE_OF_THUMB}: emoji take 4 bytes",
-        {4},
-        lambda: utf8_lengths(r"\p{Emoji_Presentation}"),
-        agrees=lambda claimed, computed: set(computed) == claimed,
-        show=lambda v: f"{_show_lengths(v)} (emoji below U+FFFF, such as ☕ and ⌚, take 3)",
+        "\u201cThe octet values C0, C1, F5 to FF never appear\u201d",
+        [0xC0, 0xC1, *range(0xF5, 0x100)],
+        never_in_utf8,
+        show=lambda v: f"{len(v)} byte values never occur: {' '.join(f'{b:02X}' for b in v)}",
     ),
     Claim(
         "utf8-family-emoji",

@@ -9,6 +9,8 @@ book's tokenizers by family, each a folder:
 - ``wordpiece``: ``WordPiece`` (10) with Hugging Face's stages ``BertNormalizer``,
   ``BertPreTokenizer`` and ``WordPieceDecoder``;
 - ``unigram``: ``Unigram`` (10), SentencePiece style;
+- ``sentencepiece_bpe``: ``SentencePieceBPE``, SentencePiece's BPE with scores and byte
+  fallback (Llama 2, Phi-3, Baichuan) and Gemma 4's BPE over ``▁`` pieces;
 - ``formats``: the files they are stored in (the book's own, GPT-2's, SentencePiece's,
   Hugging Face's ``tokenizer.json``);
 - ``errors``: every tokenizer's exceptions, whose messages say what to do.
@@ -21,6 +23,7 @@ book's tokenizers by family, each a folder:
 from book.tokenizers.base import UNK_TOKEN, Tokenizer
 from book.tokenizers.basic import CharTokenizer, WordTokenizer
 from book.tokenizers.bpe import ByteTokenizer, CharBPE, RegexTokenizer, train_bpe
+from book.tokenizers.sentencepiece_bpe import SentencePieceBPE
 from book.tokenizers.unigram import Unigram
 from book.tokenizers.wordpiece import BertNormalizer, BertPreTokenizer, WordPiece, WordPieceDecoder
 
@@ -32,6 +35,7 @@ __all__ = [
     "CharBPE",
     "CharTokenizer",
     "RegexTokenizer",
+    "SentencePieceBPE",
     "Tokenizer",
     "Unigram",
     "WordPiece",

@@ -13,6 +13,7 @@ True
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable
 from functools import cached_property
 from typing import Protocol, runtime_checkable
@@ -25,6 +26,18 @@ from book.tokenizers.errors import UnknownTokenError, tokens_for_ids
 # as in Hugging Face tokenizers).
 UNK_TOKEN = "<unk>"
 N_BYTES = 256  # the byte values: byte-level BPE starts from them, byte fallback spells with them
+
+
+def as_rng(seed: int | random.Random) -> random.Random:
+    """``seed`` itself if it is a ``random.Random``, else a new one seeded with it: what the
+    random encodings (Unigram's sampling, BPE-dropout) draw from.
+
+    Passing one generator to many calls draws afresh each time; an int repeats the draw.
+
+    >>> as_rng(1).random() == as_rng(1).random(), as_rng(rng := random.Random(1)) is rng
+    (True, True)
+    """
+    return seed if isinstance(seed, random.Random) else random.Random(seed)
 
 
 @runtime_checkable
@@ -148,3 +161,51 @@ def check_train_vocab_size(vocab_size: object, minimum: int, what: str) -> int:
             f"{what}), got {vocab_size!r}"
         )
     return vocab_size
+
+
+class AddedSpecialTokens:
+    """The BOS and EOS a model puts around a text's ids when asked, and whether it puts each.
+
+    ``encode(text, add_special_tokens=True)`` adds them (Hugging Face's post-processor stage;
+    ``tokenizer.ggml.add_bos_token`` and ``add_eos_token`` in llama.cpp's files): ``<s>`` before
+    Llama 2's text, ``[CLS]`` before and ``[SEP]`` after BERT's (llama.cpp calls them BOS and
+    separator), ``<s>`` and ``</s>`` around XLM-R's. ``encode`` leaves them out by default, as
+    SentencePiece and tiktoken do (``transformers`` adds them by default).
+
+    >>> tok = AddedSpecialTokens()
+    >>> tok.set_added_special_tokens(1, 2, add_bos_token=True, add_eos_token=False, n_vocab=3)
+    >>> tok.with_special_tokens([0, 0])
+    [1, 0, 0]
+    """
+
+    bos_id: int | None = None
+    eos_id: int | None = None
+    add_bos_token: bool = False
+    add_eos_token: bool = False
+
+    def set_added_special_tokens(
+        self,
+        bos_id: int | None,
+        eos_id: int | None,
+        add_bos_token: bool,
+        add_eos_token: bool,
+        n_vocab: int,
+    ) -> None:
+        """Check and keep the ids and switches (``n_vocab``: the ids must name tokens)."""
+        for name, token_id in (("bos_id", bos_id), ("eos_id", eos_id)):
+            if token_id is not None and not 0 <= token_id < n_vocab:
+                raise ValueError(f"{name}={token_id} is not an id of the {n_vocab} tokens")
+        for name, wanted, token_id in (
+            ("bos", add_bos_token, bos_id),
+            ("eos", add_eos_token, eos_id),
+        ):
+            if wanted and token_id is None:
+                raise ValueError(f"add_{name}_token=True needs {name}_id, the token to add")
+        self.bos_id, self.eos_id = bos_id, eos_id
+        self.add_bos_token, self.add_eos_token = bool(add_bos_token), bool(add_eos_token)
+
+    def with_special_tokens(self, ids: list[int]) -> list[int]:
+        """``ids`` with BOS in front and EOS after, each where the model adds it."""
+        before = [self.bos_id] if self.add_bos_token else []
+        after = [self.eos_id] if self.add_eos_token else []
+        return [*before, *ids, *after]

@@ -6,6 +6,11 @@ copies that ``tools/fetch_widget_js.py`` unpacks from npm, and refuses every oth
 request (recording it).
 
 These tests fail (they never skip) when a piece is missing: ``make test`` installs all of them.
+
+No test depends on how fast the machine is. A test waits for what the page reaches (an
+attribute, a count of widgets), each wait bounded by :data:`pagekit.REACH_MS`, which is far
+above what a loaded machine needs; the page's own timers (the stepper's play) run on a clock
+the test drives (``visit(url, clock=True)``, then ``page.clock.pause_at`` and ``run_for``).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from typing import Any
 
 import pytest
 from notebook_paths import build_book
-from pagekit import CHROMIUM, CHROMIUM_ARGS, WIDGET_SCRIPT, Visit, load_fetcher
+from pagekit import CHROMIUM, CHROMIUM_ARGS, REACH_MS, WIDGET_SCRIPT, Visit, load_fetcher
 
 HERE = Path(__file__).resolve().parent
 
@@ -69,6 +74,9 @@ def chromium() -> Iterator[Any]:
             "(it installs Debian's chromium package)",
             pytrace=False,
         )
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=REACH_MS)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield browser
@@ -106,14 +114,22 @@ def visit(chromium, widget_js) -> Iterator[Callable[..., Visit]]:
 
     ``visit(url, serve_widgets=False)`` refuses the widget scripts instead, as a reader's browser
     that blocks them (or is offline) would. ``width`` is the window's width in CSS pixels.
+    ``clock=True`` installs Playwright's fake clock before the page loads: time flows as usual
+    until the test pauses it (``page.clock.pause_at``), then the page's timers fire only when
+    the test runs the clock (``page.clock.run_for``).
     """
     contexts = []
     fetcher = widget_js
 
-    def open_page(url: str, serve_widgets: bool = True, width: int = 1100) -> Visit:
+    def open_page(
+        url: str, serve_widgets: bool = True, width: int = 1100, clock: bool = False
+    ) -> Visit:
         context = chromium.new_context(viewport={"width": width, "height": 900})
+        context.set_default_timeout(REACH_MS)
         contexts.append(context)
         visit = Visit(context.new_page())
+        if clock:
+            visit.page.clock.install()
         visit.page.on("pageerror", lambda error: visit.errors.append(f"uncaught: {error}"))
         visit.page.on("console", visit.record_console)
 

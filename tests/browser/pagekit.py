@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import importlib.util
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from notebook_paths import load_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 # Debian's Chromium by default; CHROMIUM=/path/to/chrome points elsewhere (e.g. on a CI runner).
@@ -30,6 +31,9 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+# The longest a test waits for the page to reach a state (a widget rendered, a step shown): a
+# bound for a machine under heavy load, never a measure of speed (conftest.py says why).
+REACH_MS = 60_000
 # The scripts that render saved widgets (nb_ipywidgets_js): require.js and the embedder.
 WIDGET_SCRIPT = re.compile(r"/require(\.min)?\.js$|/@jupyter-widgets/")
 SCRIPT_TAG = re.compile(r"<script\b[^>]*>", re.IGNORECASE)
@@ -37,12 +41,8 @@ ATTRIBUTE = re.compile(r'([\w-]+)="([^"]*)"')
 
 
 def load_fetcher() -> ModuleType:
-    """``tools/fetch_widget_js.py`` as a module (tools/ is not a package)."""
-    path = ROOT / "tools" / "fetch_widget_js.py"
-    spec = importlib.util.spec_from_file_location("fetch_widget_js", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """``tools/fetch_widget_js.py`` as a module."""
+    return load_tool("fetch_widget_js")
 
 
 @dataclass

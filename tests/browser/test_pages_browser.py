@@ -161,9 +161,10 @@ def test_page_reads_without_cut_offs_or_console_errors(page, width, book_site, v
     n_widgets = opened.page.locator(WIDGET_VIEW).count()
     if n_widgets:  # the widgets render after the page loads; measure them too
         opened.page.wait_for_function(
-            f"document.querySelectorAll('.widget-subarea').length >= {n_widgets}", timeout=30_000
+            f"document.querySelectorAll('.widget-subarea').length >= {n_widgets}"
         )
         opened.page.wait_for_load_state("networkidle")
+    opened.page.evaluate("document.fonts.ready.then(() => true)")  # measure in the final fonts
     problems = {
         "cut off": opened.page.evaluate(CUT_OFFS, width == WIDTHS["desktop"]),
         "page overflow": opened.page.evaluate(PAGE_OVERFLOW),

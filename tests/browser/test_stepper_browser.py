@@ -108,13 +108,15 @@ def target(request, tmp_path_factory, serve) -> tuple[StepperPage, Path, str]:
     return spec, html_page, serve(site) + html_page.relative_to(site).as_posix()
 
 
-def open_steppers(visit, url: str, traces: list[Trace]) -> tuple[Any, list[Any]]:
+def open_steppers(
+    visit, url: str, traces: list[Trace], clock: bool = False
+) -> tuple[Any, list[Any]]:
     """Open the page, wait for every stepper to render, and return the page and steppers."""
     from playwright.sync_api import expect
 
-    opened = visit(url)
+    opened = visit(url, clock=clock)
     steppers = opened.page.locator(".tfs-stepper:not(.tfs-training)")  # merge steppers only
-    expect(steppers.first.locator(".tfs-view").first).to_be_attached(timeout=30_000)
+    expect(steppers.first.locator(".tfs-view").first).to_be_attached()
     expect(steppers).to_have_count(len(traces))
     return opened, [steppers.nth(i) for i in range(len(traces))]
 
@@ -127,12 +129,12 @@ def shown_pieces(stepper: Any) -> list[str | bytes]:
     return [ast.literal_eval(title) for title in titles]
 
 
-def expect_step(stepper: Any, trace: Trace, index: int, timeout: float = 5_000) -> None:
+def expect_step(stepper: Any, trace: Trace, index: int) -> None:
     """Assert that ``stepper`` shows step ``index`` of ``trace``: tokens, count and box."""
     from playwright.sync_api import expect
 
     view = stepper.locator(".tfs-view:visible")
-    expect(view).to_have_attribute("data-step", str(index), timeout=timeout)
+    expect(view).to_have_attribute("data-step", str(index))
     assert shown_pieces(stepper) == list(trace[index].pieces)
     expect(view.locator(".tfs-stats")).to_contain_text(f"{trace[index].n_tokens} tokens")
     expect(stepper.locator(".tfs-step input")).to_have_value(str(index))
@@ -178,26 +180,38 @@ def test_buttons_box_and_slider_step_through_the_trace(target, visit):
 
 
 def test_play_runs_to_the_end_and_pause_stops(target, visit):
+    # The play timer runs on the test's clock: each run_for(interval) is exactly one tick,
+    # however slow the machine, so the test sees every step in turn and never races the timer.
     from playwright.sync_api import expect
 
     spec, _, url = target
     traces = spec.traces()
-    opened, steppers = open_steppers(visit, url, traces)
+    opened, steppers = open_steppers(visit, url, traces, clock=True)
+    clock = opened.page.clock
+    clock.pause_at(opened.page.evaluate("Date.now()") + 1_000)
     stepper, trace = steppers[0], traces[0]
     play = stepper.locator(".tfs-play")
     interval_ms = int(play.get_attribute("data-interval"))
     n_steps = len(trace) - 1
     play.click()
-    expect_step(stepper, trace, n_steps, timeout=interval_ms * (n_steps + 5))
+    expect(play).to_contain_text("pause")
+    clock.run_for(interval_ms - 1)  # not yet a whole interval: still the first step
+    expect_step(stepper, trace, 0)
+    for index in range(1, n_steps + 1):  # one merge per tick
+        clock.run_for(1 if index == 1 else interval_ms)
+        expect_step(stepper, trace, index)
     expect(play).to_contain_text("play")  # it stopped by itself at the end
+    clock.run_for(interval_ms * 3)
+    expect_step(stepper, trace, n_steps)
 
     play.click()  # at the end, play starts over
-    expect_step(stepper, trace, 1, timeout=interval_ms * 5)
+    expect_step(stepper, trace, 0)
+    clock.run_for(interval_ms)
+    expect_step(stepper, trace, 1)
     play.click()
     expect(play).to_contain_text("play")
-    paused_at = int(stepper.locator(".tfs-view:visible").get_attribute("data-step"))
-    opened.page.wait_for_timeout(interval_ms * 2)
-    expect_step(stepper, trace, paused_at)
+    clock.run_for(interval_ms * 3)  # paused: ticks no longer move it (go() sets the box at once)
+    expect_step(stepper, trace, 1)
     assert not opened.unexpected_errors()
 
 

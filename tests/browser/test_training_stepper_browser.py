@@ -34,7 +34,7 @@ def test_training_stepper_steps_without_a_kernel(training_url, visit):
     steps = char_training_trace(TRAINING_CORPUS, N_MERGES)
     opened = visit(training_url)
     stepper = opened.page.locator(".tfs-stepper")
-    expect(stepper.locator(".tfs-view").first).to_be_attached(timeout=30_000)
+    expect(stepper.locator(".tfs-view").first).to_be_attached()
     expect(opened.page.locator(".tfs-static")).to_be_hidden()  # the widget hid its copy
     for index, step in enumerate(steps):
         view = stepper.locator(".tfs-view:visible")

@@ -87,7 +87,7 @@ def viewer_page(viewer_url, visit):
     from playwright.sync_api import expect
 
     opened = visit(viewer_url)
-    expect(opened.page.locator("select")).to_be_attached(timeout=30_000)
+    expect(opened.page.locator("select")).to_be_attached()
     return opened
 
 

@@ -18,11 +18,12 @@ the one occurring first in the training data) is exactly what the obvious algori
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
 
-from book.tokenizers.base import N_BYTES, Described, check_train_vocab_size
+from book.tokenizers.base import N_BYTES, Described, as_rng, check_train_vocab_size
 from book.tokenizers.bpe.core import (
     Merge,
     TieBreak,
@@ -35,6 +36,7 @@ from book.tokenizers.bpe.core import (
     trace_chunks,
     utf8_bytes,
 )
+from book.tokenizers.bpe.dropout import check_dropout, merge_with_dropout
 from book.tokenizers.bpe.trace import Step
 from book.tokenizers.bpe.train import train_merges
 from book.tokenizers.errors import BPEFileError, tokens_for_ids
@@ -66,6 +68,8 @@ class ByteTokenizer(Described):
         _check_model(self.byte_ids, self.merges, self.new_ids)
         self.ranks = ranks_of(self.merges)
         self.vocab = build_vocab(self.merges, self.byte_ids, self.new_ids)
+        if len(set(self.new_ids)) < len(self.new_ids):
+            _check_same_tokens(self.vocab, self.merges, self.new_ids)
         self._id_to_bytes = self.vocab  # what decode accepts; RegexTokenizer adds specials
         # Byte ids 0-255 in any order: bytes.translate maps a text's bytes to ids at C speed.
         in_range = sorted(self.byte_ids) == identity_byte_ids()
@@ -115,13 +119,25 @@ class ByteTokenizer(Described):
         byte_ids = self.byte_ids
         return [byte_ids[byte] for byte in data]
 
-    def encode(self, text: str) -> list[int]:
+    def encode(
+        self, text: str, *, dropout: float | None = None, seed: int | random.Random = 0
+    ) -> list[int]:
         """Ids of ``text``: its bytes, then the lowest-ranked pair merged until none is left.
 
-        >>> ByteTokenizer([((104, 105), 3)]).encode("hi hi")
-        [256, 32, 256]
+        ``dropout`` (as in Hugging Face tokenizers' BPE; None: off) skips each candidate
+        merge with that probability, drawing from ``seed`` (an int or a ``random.Random``):
+        BPE-dropout, :mod:`book.tokenizers.bpe.dropout`.
+
+        >>> tok = ByteTokenizer([((104, 105), 3)])
+        >>> tok.encode("hi hi"), tok.encode("hi hi", dropout=1.0)
+        ([256, 32, 256], [104, 105, 32, 104, 105])
         """
-        return merge_lowest_rank(self.text_to_byte_ids(text), self.ranks, self.new_ids)
+        symbols = self.text_to_byte_ids(text)
+        if dropout is None:
+            return merge_lowest_rank(symbols, self.ranks, self.new_ids)
+        return merge_with_dropout(
+            symbols, self.ranks, check_dropout(dropout), as_rng(seed), self.new_ids
+        )
 
     def encode_by_replay(self, text: str) -> list[int]:
         """Ids of ``text`` by replaying every merge in training order (same as ``encode``)."""
@@ -180,30 +196,59 @@ _BYTES_AND_MERGES = f"the {N_BYTES} byte tokens, then one token per merge"
 
 
 def _check_model(byte_ids: Sequence[int], merges: Sequence[Merge], new_ids: Sequence[int]) -> None:
-    """Reject byte orders and merges that would make ids ambiguous or undefined."""
+    """Reject byte orders and merges that would make ids ambiguous or undefined.
+
+    A merge may join a token that a later merge makes, and several merges may make one token
+    (Hugging Face's merges converted from tiktoken's ranks do both); every part must still be
+    made by a byte or by some other merge, and a byte's id is never made by a merge.
+    """
     if len(byte_ids) != N_BYTES or len(set(byte_ids)) != N_BYTES or not _ids(byte_ids):
         raise ValueError(
             "byte_ids must hold 256 distinct ids, one per byte (byte b gets byte_ids[b])"
         )
     if len(new_ids) != len(merges) or not _ids(new_ids):
         raise ValueError(f"new_ids must hold one id per merge ({len(merges)}), got {len(new_ids)}")
-    known = set(byte_ids)
+    bytes_ = set(byte_ids)
     seen: set = set()
     for rank, ((left, right), _count) in enumerate(merges):
-        new = new_ids[rank]
-        if left not in known or right not in known:
+        if new_ids[rank] in bytes_:
             raise ValueError(
-                f"merge {rank} (new id {new}) joins {(left, right)}: both parts must be ids "
-                "that exist before it, a byte's id or one made by an earlier merge"
-                + (f" (here: below {new})" if new == N_BYTES + rank else "")
+                f"merge {rank} creates id {new_ids[rank]}, which is already a token's id"
             )
-        if new in known:
-            raise ValueError(f"merge {rank} creates id {new}, which is already a token's id")
         if (left, right) in seen:
             pair = (left, right)
             raise ValueError(f"merge {rank} repeats the pair {pair}: each pair is merged once")
         seen.add((left, right))
-        known.add(new)
+    known = set(bytes_)
+    pending = list(range(len(merges)))
+    while pending:  # one pass when each merge joins tokens made before it, as training makes
+        later = []
+        for rank in pending:
+            (left, right), _count = merges[rank]
+            if left in known and right in known:
+                known.add(new_ids[rank])
+            else:
+                later.append(rank)
+        if len(later) == len(pending):
+            rank = later[0]
+            (left, right), _count = merges[rank]
+            new = new_ids[rank]
+            raise ValueError(
+                f"merge {rank} (new id {new}) joins {(left, right)}: both parts must be ids "
+                "that a byte or another merge makes"
+                + (f" (here: below {new})" if new == N_BYTES + rank else "")
+            )
+        pending = later
+
+
+def _check_same_tokens(vocab, merges: Sequence[Merge], new_ids: Sequence[int]) -> None:
+    """Merges that make the same id must make the same bytes."""
+    for rank, ((left, right), _count) in enumerate(merges):
+        if vocab[left] + vocab[right] != vocab[new_ids[rank]]:
+            raise ValueError(
+                f"merge {rank} makes id {new_ids[rank]} from {vocab[left] + vocab[right]!r}, "
+                f"but another merge makes it {vocab[new_ids[rank]]!r}: one id, one token"
+            )
 
 
 def _ids(values: Sequence[int]) -> bool:

@@ -8,6 +8,7 @@ token ids for byte-level and regex BPE (chapters 05, 06). Every step here works 
   repeats the three, the obvious trainer, and :func:`train_naive` keeps its merges
   (``book.tokenizers.bpe.train`` is the fast trainer);
 - :func:`ranks_of`, :func:`replay_merges` and :func:`merge_lowest_rank` encode with merges;
+  :func:`merge_best_first` encodes as SentencePiece does, by scores (or ranks) with ties;
 - :func:`trace_chunks` records each merge that changes a text, for the merge stepper.
 
 A merge is ``(pair, count)``: the pair merged and how often it occurred when training chose it
@@ -271,14 +272,28 @@ def build_vocab(
 ) -> dict[int, bytes]:
     """The vocabulary ``{id: bytes}``: the 256 bytes, then each merge's two parts joined.
 
+    A merge whose part a later merge makes (Hugging Face's merges converted from tiktoken's
+    ranks list every split of a token at the token's rank) is joined once that part is known.
+
     >>> vocab = build_vocab([((104, 105), 2), ((256, 33), 1)])
     >>> vocab[104], vocab[256], vocab[257]
     (b'h', b'hi', b'hi!')
     """
     byte_ids = identity_byte_ids() if byte_ids is None else byte_ids
     vocab = {token_id: bytes([byte]) for byte, token_id in enumerate(byte_ids)}
-    for rank, ((left, right), _count) in enumerate(merges):
-        vocab[new_ids[rank]] = vocab[left] + vocab[right]
+    pending: Iterable = enumerate(merges)  # one pass when each merge's parts come before it
+    waiting = None
+    while pending:
+        later = []
+        for rank, ((left, right), count) in pending:
+            if left in vocab and right in vocab:
+                vocab[new_ids[rank]] = vocab[left] + vocab[right]
+            else:
+                later.append((rank, ((left, right), count)))
+        if later and len(later) == waiting:
+            rank, (pair, _count) = later[0]
+            raise ValueError(f"merge {rank} joins {pair}, which no byte or merge makes")
+        pending, waiting = later, len(later)
     return vocab
 
 
@@ -346,8 +361,8 @@ def _merge_lowest_rank_heap(
 ) -> list[S]:
     """:func:`merge_lowest_rank` for long sequences: a linked list of symbols, a heap of ranks.
 
-    Exact where each rank names one pair and a merge creates only pairs of higher rank, as
-    the merges of a BPE do.
+    Exact for any merges: where a merge creates a pair of lower rank (only where several merges
+    make one token), that pair is merged before the rest of the current rank's places.
 
     Where each rank's pair occurs is kept in a bucket, and a min-heap holds the ranks present:
     pop the lowest, merge its occurrences left to right, file the pairs each merge creates
@@ -380,18 +395,28 @@ def _merge_lowest_rank_heap(
     while heap:
         rank = heapq.heappop(heap)
         new = new_symbols[rank]
-        for node in sorted(where.pop(rank)):
+        nodes = sorted(where.pop(rank))
+        for index, node in enumerate(nodes):
             right = next_[node]
             if right < 0 or tokens[node] is _GONE or get((tokens[node], tokens[right])) != rank:
                 continue  # stale: an earlier merge changed this place
             after, before = next_[right], prev[node]
             tokens[node], tokens[right], next_[node] = new, _GONE, after
+            lowest = NO_RANK
             if after >= 0:
                 prev[after] = node
                 if (pushed := get((new, tokens[after]))) is not None:
                     file(pushed, node)
+                    lowest = pushed
             if before >= 0 and (pushed := get((tokens[before], new))) is not None:
                 file(pushed, before)
+                lowest = min(lowest, pushed)
+            if lowest < rank:
+                # The merge made a pair that ranks before this one (possible only where several
+                # merges make one token): it goes first, the rest of this bucket after it.
+                for rest in nodes[index + 1 :]:
+                    file(rank, rest)
+                break
     return [token for token in tokens if token is not _GONE]
 
 
@@ -479,3 +504,46 @@ def decode_utf8(pieces: Sequence[bytes], errors: str = "replace") -> str:
         return data.decode("utf-8", errors=errors)
     except UnicodeDecodeError as error:
         raise InvalidUTF8Error.from_decode_error(error, pieces) from None
+
+
+def merge_best_first(
+    symbols: Sequence[str], priority: Callable[[str, str], float | None]
+) -> list[str]:
+    """Encode as SentencePiece's BPE does: join the best adjacent pair, one pair at a time.
+
+    ``priority(left, right)`` ranks a pair (lower is better; ``None``: never joined). The
+    best pair present is joined, the leftmost among equals, and the two pairs it creates are
+    ranked; until no pair has a priority. SentencePiece ranks a pair by minus the score of
+    the piece it makes (``bpe_model.cc``), which need not grow with each merge, and equal
+    scores are ties, so this keeps every candidate in a heap rather than one pair a rank
+    (:func:`merge_lowest_rank`); an entry that a join has made stale is skipped.
+
+    >>> scores = {"ab": -1.0, "bc": -1.0, "abc": -2.0}
+    >>> merge_best_first(list("abc"), lambda a, b: -scores[a + b] if a + b in scores else None)
+    ['abc']
+    """
+    texts: list[str | None] = list(symbols)
+    next_ = [*range(1, len(texts)), -1]
+    prev = list(range(-1, len(texts) - 1))
+    heap: list[tuple[float, int, int, str]] = []
+
+    def push(left: int, right: int) -> None:
+        a, b = texts[left], texts[right]
+        if (rank := priority(a, b)) is not None:
+            heapq.heappush(heap, (rank, left, right, a + b))
+
+    for left in range(len(texts) - 1):
+        push(left, left + 1)
+    while heap:
+        _rank, left, right, joined_text = heapq.heappop(heap)
+        a, b = texts[left], texts[right]
+        if a is None or b is None or next_[left] != right or a + b != joined_text:
+            continue  # stale: a join since the push changed one side
+        texts[left], texts[right] = joined_text, None
+        next_[left] = after = next_[right]
+        if after >= 0:
+            prev[after] = left
+            push(left, after)
+        if prev[left] >= 0:
+            push(prev[left], left)
+    return [text for text in texts if text is not None]

@@ -17,11 +17,12 @@ text use them, and ``encode_ordinary`` treats them as plain text.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
-from book.tokenizers.base import N_BYTES, check_train_vocab_size
+from book.tokenizers.base import N_BYTES, as_rng, check_train_vocab_size
 from book.tokenizers.bpe import streaming
 from book.tokenizers.bpe.byte_bpe import ByteTokenizer
 from book.tokenizers.bpe.convert import model_from_vocab_merges, recover_merges, vocab_and_merges
@@ -33,9 +34,11 @@ from book.tokenizers.bpe.core import (
     surrogate_error,
     trace_chunks,
 )
+from book.tokenizers.bpe.dropout import check_dropout, merge_with_dropout
 from book.tokenizers.bpe.patterns import (
     CL100K_PATTERN,
     GPT2_PATTERN,
+    Pattern,
     check_special_names,
     compile_pattern,
     special_token_regex,
@@ -66,15 +69,16 @@ class RegexTokenizer(ByteTokenizer):
     def __init__(
         self,
         merges: Iterable[Merge] = (),
-        pattern: str = CL100K_PATTERN,
+        pattern: Pattern = CL100K_PATTERN,
         special_tokens: Mapping[str, int] | None = None,
         byte_ids: Sequence[int] | None = None,
         new_ids: Sequence[int] | None = None,
     ):
         super().__init__(merges, byte_ids, new_ids)
-        self.pattern = pattern
+        self.pattern = pattern  # one pattern, or a tuple of them applied in turn
         self._regex = compile_pattern(pattern)
         self.special_tokens: dict[str, int] = {}
+        self.added_tokens: frozenset[str] = frozenset()  # see register_added_tokens
         self._cache: dict[str, list[int]] = {}
         self._whole: dict[bytes, int] | None = None  # see _whole_tokens
         self.register_special_tokens(special_tokens or {})
@@ -247,22 +251,55 @@ class RegexTokenizer(ByteTokenizer):
         specials = {i: name.encode("utf-8") for name, i in self.special_tokens.items()}
         self._id_to_bytes = {**self.vocab, **specials}
 
+    def register_added_tokens(self, added_tokens: Mapping[str, int]) -> None:
+        """Add tokens ``{text: id}`` that ``encode`` finds wherever their text occurs.
+
+        They are special tokens that need no ``allowed_special``: Hugging Face's added tokens
+        that are not special, llama.cpp's user-defined tokens (GPT-NeoX's runs of spaces, for
+        one), which the model's own tokenizer matches in any text before splitting it.
+        ``encode_ordinary`` still encodes their text as ordinary text.
+
+        >>> tok = RegexTokenizer()
+        >>> tok.register_added_tokens({"  ": 256})
+        >>> tok.encode("a  b"), tok.encode_ordinary("a  b")
+        ([97, 256, 98], [97, 32, 32, 98])
+        """
+        self.register_special_tokens(added_tokens)
+        self.added_tokens = self.added_tokens | set(added_tokens)
+
     def split(self, text: str) -> list[str]:
         """The chunks of ``text`` under this tokenizer's pattern."""
         return self._regex.findall(text)
 
-    def encode_ordinary(self, text: str) -> list[int]:
+    def encode_ordinary(
+        self, text: str, *, dropout: float | None = None, seed: int | random.Random = 0
+    ) -> list[int]:
         """Ids of ``text``, with special tokens' text encoded as ordinary text.
 
         Each distinct chunk is encoded once and remembered (most text repeats its words), so
-        the loop below is mostly a dict lookup per chunk.
+        the loop below is mostly a dict lookup per chunk. ``dropout`` and ``seed``: BPE-dropout
+        in every chunk, as in :meth:`ByteTokenizer.encode`.
         """
+        if dropout is not None:
+            return self._encode_with_dropout(text, check_dropout(dropout), as_rng(seed))
         ids: list[int] = []
         extend, remembered = ids.extend, self._cache.get
         try:
             for chunk in self._regex.findall(text):
                 chunk_ids = remembered(chunk)
                 extend(self._encode_chunk(chunk) if chunk_ids is None else chunk_ids)
+        except UnicodeEncodeError:  # say where the surrogate is in the text, not in its chunk
+            raise surrogate_error(text) from None
+        return ids
+
+    def _encode_with_dropout(self, text: str, dropout: float, rng: random.Random) -> list[int]:
+        """Ids of ``text`` with BPE-dropout in each chunk: every chunk draws afresh, so neither
+        the cache nor the whole-token shortcut applies."""
+        ids: list[int] = []
+        try:
+            for chunk in self._regex.findall(text):
+                symbols = self.text_to_byte_ids(chunk)
+                ids.extend(merge_with_dropout(symbols, self.ranks, dropout, rng, self.new_ids))
         except UnicodeEncodeError:  # say where the surrogate is in the text, not in its chunk
             raise surrogate_error(text) from None
         return ids
@@ -279,16 +316,21 @@ class RegexTokenizer(ByteTokenizer):
         *,
         allowed_special: Collection[str] | Literal["all"] = frozenset(),
         disallowed_special: Collection[str] | Literal["all"] = "all",
+        dropout: float | None = None,
+        seed: int | random.Random = 0,
     ) -> list[int]:
         """Ids of ``text``; special tokens as in tiktoken's ``Encoding.encode``.
 
         ``allowed_special`` texts become their special ids; ``disallowed_special`` ones
         ("all" = every special not allowed) raise :class:`DisallowedSpecialTokenError`
         wherever they occur in the text; any other special token's text is encoded as
-        ordinary text. Two choices are stricter than tiktoken's: a name that is not a special
-        token of this tokenizer is an error (tiktoken ignores it in ``allowed_special``, so a
-        typo goes unnoticed), and where one allowed special token's text begins another's, the
-        longest wins (tiktoken's pick follows the order of its internal hash map).
+        ordinary text. Added tokens (:meth:`register_added_tokens`) are always allowed. Two
+        choices are stricter than tiktoken's: a name that is not a special token of this
+        tokenizer is an error (tiktoken ignores it in ``allowed_special``, so a typo goes
+        unnoticed), and where one allowed special token's text begins another's, the longest
+        wins (tiktoken's pick follows the order of its internal hash map).
+        ``dropout`` and ``seed``: BPE-dropout, as in :meth:`ByteTokenizer.encode`; special
+        tokens stay whole.
 
         >>> tok = RegexTokenizer(special_tokens={"<|end|>": 256})
         >>> tok.encode("hi<|end|>", allowed_special={"<|end|>"})
@@ -296,7 +338,7 @@ class RegexTokenizer(ByteTokenizer):
         >>> tok.encode("hi<|end|>", disallowed_special=()) == tok.encode_ordinary("hi<|end|>")
         True
         """
-        allowed = self._special_names(allowed_special, "allowed_special")
+        allowed = self._special_names(allowed_special, "allowed_special") | self.added_tokens
         if disallowed_special == "all":
             disallowed = set(self.special_tokens) - allowed
         else:
@@ -305,8 +347,9 @@ class RegexTokenizer(ByteTokenizer):
             found = special_token_regex(frozenset(disallowed)).search(text)
             if found:
                 raise DisallowedSpecialTokenError(found.group(), found.start(), text)
+        seed = seed if dropout is None else as_rng(seed)  # one generator for all the parts
         if not allowed:
-            return self.encode_ordinary(text)
+            return self.encode_ordinary(text, dropout=dropout, seed=seed)
         ids: list[int] = []
         try:
             # re.split with one capturing group alternates: text, special, text, special, ...
@@ -314,7 +357,7 @@ class RegexTokenizer(ByteTokenizer):
                 if i % 2:
                     ids.append(self.special_tokens[part])
                 elif part:
-                    ids.extend(self.encode_ordinary(part))
+                    ids.extend(self.encode_ordinary(part, dropout=dropout, seed=seed))
         except UnicodeEncodeError:  # say where the surrogate is in the text, not in its part
             raise surrogate_error(text) from None
         return ids
@@ -360,6 +403,12 @@ class RegexTokenizer(ByteTokenizer):
 
     def save(self, path: str | Path) -> None:
         """Write the tokenizer as the book's file (:mod:`book.tokenizers.formats.bpe_file`)."""
+        if self.added_tokens or not isinstance(self.pattern, str):
+            raise ValueError(
+                "the book's tokenizer file holds one split pattern and no added tokens, but this "
+                "tokenizer has several patterns or added tokens (it was read from another "
+                "format, e.g. GGUF): keep that file and read it again (book.tokenizers.gguf)"
+            )
         write_bpe_file(
             path, self.pattern, self.special_tokens, self.byte_ids, self.merges, self.new_ids
         )

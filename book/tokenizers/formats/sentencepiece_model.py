@@ -84,11 +84,6 @@ class NormalizerSpec:
     remove_extra_whitespaces: bool = True
     escape_whitespaces: bool = True
 
-    @property
-    def is_identity(self) -> bool:
-        """True when the text is left as it is (no compiled rules): rule name "identity"."""
-        return not self.precompiled_charsmap
-
 
 @dataclass(frozen=True)
 class SentencePieceModel:

@@ -65,12 +65,10 @@ def piece_table(scores: Mapping[str, tuple[int, float]]) -> PieceTable:
     >>> piece_table({"ab": (0, -1.0)})
     {'a': None, 'ab': (0, -1.0)}
     """
-    table: PieceTable = {}
-    for piece in scores:
-        for end in range(1, len(piece)):
-            table.setdefault(piece[:end], None)
-    for piece, hit in scores.items():
-        table[piece] = hit
+    table: PieceTable = dict.fromkeys(
+        {piece[:end] for piece in scores for end in range(1, len(piece))}
+    )
+    table.update(scores)
     return table
 
 

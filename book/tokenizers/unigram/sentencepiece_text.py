@@ -16,6 +16,10 @@ Only U+0020 counts as a space here: tabs and newlines are ordinary characters.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+
+from book.tokenizers.formats.sentencepiece_model import UNK_SURFACE, ModelPiece
+from book.tokenizers.unigram.precompiled import PrecompiledCharsmap
 
 SPACE = "\u2581"  # ▁, the visible space of SentencePiece pieces
 BYTE_PIECE = re.compile(r"<0x([0-9A-F]{2})>")
@@ -27,27 +31,33 @@ def normalize(
     add_dummy_prefix: bool = True,
     remove_extra_whitespaces: bool = True,
     escape_whitespaces: bool = True,
+    charsmap: PrecompiledCharsmap | None = None,
 ) -> str:
     """The text SentencePiece segments: spaces handled as the three switches say (see above).
 
-    Follows ``Normalizer::Normalize`` of SentencePiece with the identity rule, step by step.
+    Follows ``Normalizer::Normalize`` of SentencePiece step by step: with the identity rule
+    (no ``charsmap``) each character is kept; with compiled rules, each stretch of the text
+    becomes what the rules make of it, and the switches see the spaces that result.
 
     >>> normalize("   "), normalize("a b", escape_whitespaces=False)
     ('', ' a b')
     """
     space = SPACE if escape_whitespaces else " "
+    parts = list(text) if charsmap is None else charsmap.normalize_parts(text)
+    start = 0
     if remove_extra_whitespaces:
-        text = text.lstrip(" ")
-    if not text:
+        while start < len(parts) and parts[start] == " ":
+            start += 1
+    if start == len(parts):
         return ""
     out = [space] if add_dummy_prefix else []
     previous_was_space = remove_extra_whitespaces
-    for ch in text:
-        if ch == " " and previous_was_space:
-            continue
-        out.append(space if ch == " " else ch)
-        if remove_extra_whitespaces:
-            previous_was_space = ch == " "
+    for part in parts[start:]:
+        if previous_was_space:
+            part = part.lstrip(" ")
+        if part:
+            out.append(part.replace(" ", space))
+            previous_was_space = remove_extra_whitespaces and part.endswith(" ")
     normalized = "".join(out)
     if remove_extra_whitespaces:
         # SentencePiece strips the space marker at the end, even a literal ▁ the text held.
@@ -73,6 +83,17 @@ def piece_byte(piece: str) -> int | None:
     """
     match = BYTE_PIECE.fullmatch(piece)
     return int(match.group(1), 16) if match else None
+
+
+def piece_bytes(piece: ModelPiece) -> bytes:
+    """The UTF-8 bytes of a piece as stored; a byte piece ``<0xE2>`` is the one byte it names.
+
+    >>> piece_bytes(ModelPiece("▁a", -1.0)), piece_bytes(ModelPiece("<0xE2>", 0.0, "byte"))
+    (b'\\xe2\\x96\\x81a', b'\\xe2')
+    """
+    if piece.kind == "byte":
+        return bytes([piece_byte(piece.piece)])
+    return piece.piece.encode("utf-8")
 
 
 def _char_length(lead: int) -> int:
@@ -105,3 +126,47 @@ def decode_bytes(data: bytes) -> str:
             chars.append("\ufffd")
             pos += 1
     return "".join(chars)
+
+
+def decode_pieces(
+    pieces: Sequence[ModelPiece],
+    *,
+    add_dummy_prefix: bool = True,
+    remove_extra_whitespaces: bool = True,
+    unk_surface: str = UNK_SURFACE,
+) -> str:
+    """The text of ``pieces``, as SentencePiece decodes them (the switches as the model's).
+
+    ``▁`` becomes a space, the space the dummy prefix added is dropped, control pieces
+    vanish, the unknown piece shows as ``unk_surface`` (" ⁇ "), and byte pieces are joined
+    into characters.
+
+    >>> decode_pieces([ModelPiece("▁a", -1.0), ModelPiece("<0xC3>", 0.0, "byte"),
+    ...                ModelPiece("<0xA9>", 0.0, "byte"), ModelPiece("<unk>", 0.0, "unknown")])
+    'aé ⁇ '
+    """
+    text: list[str] = []
+    pending = bytearray()  # bytes of byte pieces, decoded when a non-byte piece comes
+    at_start = True  # whether a leading ▁ is still the one the dummy prefix added
+    for p in pieces:
+        if p.kind == "byte":
+            pending.append(piece_byte(p.piece))
+            continue
+        if pending:
+            text.append(decode_bytes(bytes(pending)))
+            pending.clear()
+        if text and text[-1]:  # something was written: no dummy prefix any more
+            at_start = False
+        if p.kind == "control":
+            continue
+        piece, consumed = p.piece, False
+        if at_start and (add_dummy_prefix or remove_extra_whitespaces):
+            consumed = piece.startswith(SPACE)
+            piece = piece.removeprefix(SPACE)
+            consumed = consumed and not remove_extra_whitespaces
+        text.append(unk_surface if p.kind == "unknown" else piece.replace(SPACE, " "))
+        if consumed or text[-1]:
+            at_start = False
+    if pending:
+        text.append(decode_bytes(bytes(pending)))
+    return "".join(text)

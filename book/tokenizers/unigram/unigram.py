@@ -15,8 +15,8 @@ byte fallback, the pieces ``<0x..>`` of its UTF-8 bytes.
 >>> tok.encode("hugs hug"), tok.decode(tok.encode("hugs hug"))
 ([4, 8, 4], 'hugs hug')
 
-``Unigram.from_sentencepiece(path)`` reads a model trained by SentencePiece (a Unigram model with
-the identity normalization rule) and then segments text exactly as SentencePiece does, and
+``Unigram.from_sentencepiece(path)`` reads a model trained by SentencePiece (a Unigram model,
+with its normalization rules) and then segments text exactly as SentencePiece does, and
 ``Unigram.train(text, vocab_size)`` learns a vocabulary by EM
 (:mod:`book.tokenizers.unigram.train`).
 """
@@ -25,11 +25,14 @@ from __future__ import annotations
 
 import math
 import random
+from array import array
 from collections.abc import Iterable, Sequence
 from os import PathLike
 
-from book.tokenizers.base import N_BYTES, UNK_TOKEN, StrVocabulary
+from book.tokenizers.base import N_BYTES, UNK_TOKEN, AddedSpecialTokens, StrVocabulary, as_rng
 from book.tokenizers.errors import tokens_for_ids
+from book.tokenizers.formats.gguf import GgufVocabulary
+from book.tokenizers.formats.gguf_pieces import gguf_pieces
 from book.tokenizers.formats.sentencepiece_model import (
     UNK_SURFACE,
     ModelFileError,
@@ -47,12 +50,13 @@ from book.tokenizers.unigram.lattice import (
     sample_path,
     viterbi,
 )
+from book.tokenizers.unigram.precompiled import PrecompiledCharsmap
 from book.tokenizers.unigram.sentencepiece_text import (
-    SPACE,
     byte_piece,
-    decode_bytes,
+    decode_pieces,
     normalize,
     piece_byte,
+    piece_bytes,
 )
 from book.tokenizers.unigram.train import train_pieces
 
@@ -94,12 +98,15 @@ def check_log_probabilities(pieces: Sequence[ModelPiece], *, sum_to_one: bool = 
         )
 
 
-class Unigram(StrVocabulary):
+class Unigram(AddedSpecialTokens, StrVocabulary):
     """A Unigram tokenizer: pieces with log-probability scores, segmented by Viterbi.
 
     ``pieces`` are in id order. ``add_dummy_prefix``, ``remove_extra_whitespaces`` and
     ``escape_whitespaces`` are SentencePiece's three whitespace switches (all on by default);
-    with ``byte_fallback`` the vocabulary holds the 256 pieces ``<0x00>`` .. ``<0xFF>``.
+    ``precompiled_charsmap`` is the model's compiled normalization rules (none: identity);
+    with ``byte_fallback`` the vocabulary holds the 256 pieces ``<0x00>`` .. ``<0xFF>``;
+    ``bos_id``, ``eos_id`` and their ``add_*_token`` switches: what ``add_special_tokens=True``
+    adds.
     """
 
     def __init__(
@@ -110,15 +117,29 @@ class Unigram(StrVocabulary):
         add_dummy_prefix: bool = True,
         remove_extra_whitespaces: bool = True,
         escape_whitespaces: bool = True,
+        precompiled_charsmap: bytes | None = None,
         unk_surface: str = UNK_SURFACE,
+        bos_id: int | None = None,
+        eos_id: int | None = None,
+        add_bos_token: bool = False,
+        add_eos_token: bool = False,
     ):
         self.pieces = list(pieces)
+        self.precompiled_charsmap = precompiled_charsmap or None
+        self._charsmap = (
+            None
+            if self.precompiled_charsmap is None
+            else (PrecompiledCharsmap(self.precompiled_charsmap))
+        )
         self._check_pieces(byte_fallback)
         self.byte_fallback = byte_fallback
         self.add_dummy_prefix = add_dummy_prefix
         self.remove_extra_whitespaces = remove_extra_whitespaces
         self.escape_whitespaces = escape_whitespaces
         self.unk_surface = unk_surface
+        self.set_added_special_tokens(
+            bos_id, eos_id, add_bos_token, add_eos_token, len(self.pieces)
+        )
         self.vocab = [p.piece for p in self.pieces]
         self.unk_id = next(i for i, p in enumerate(self.pieces) if p.kind == "unknown")
         self.byte_ids = {
@@ -129,10 +150,12 @@ class Unigram(StrVocabulary):
         # user-defined piece of n bytes scores 0.1 * (n - 1) > 0, so that it always wins.
         self.min_score = f32(min(normal)) if normal else FLT_MAX
         self.unk_score = f32(self.min_score - UNK_PENALTY)
+        # Every score as a 32-bit float at once (array "f" rounds as f32 does, and is fast).
+        rounded = array("f", [p.score for p in self.pieces]).tolist()
         self._lattice_scores = {}
         for i, p in enumerate(self.pieces):
             if p.kind == "normal":
-                self._lattice_scores[p.piece] = (i, f32(p.score))
+                self._lattice_scores[p.piece] = (i, rounded[i])
             elif p.kind == "user_defined":
                 score = f32(0.1 * (len(p.piece.encode("utf-8")) - 1))
                 self._lattice_scores[p.piece] = (i, score)
@@ -224,19 +247,14 @@ class Unigram(StrVocabulary):
     def from_sentencepiece(cls, model_file: str | PathLike) -> Unigram:
         """The tokenizer stored in a SentencePiece ``.model`` file (read without sentencepiece).
 
-        The model must be a Unigram model whose normalization rule is ``identity``: the rules
-        such as ``nmt_nfkc`` are compiled tables that this reader does not apply.
+        The model must be a Unigram model; its normalization rules (``nmt_nfkc`` by default)
+        are applied from their compiled table (:mod:`~book.tokenizers.unigram.precompiled`).
         """
         model = read_model(model_file)
         if model.trainer.model_type != "unigram":
             raise ModelFileError(
                 f"{model_file} is a SentencePiece {model.trainer.model_type} model, not a "
                 "unigram one: Unigram reads only models trained with model_type='unigram'"
-            )
-        if not model.normalizer.is_identity:
-            raise ModelFileError(
-                f"{model_file} normalizes text with the rule {model.normalizer.name!r}, which "
-                "this reader does not implement: train with normalization_rule_name='identity'"
             )
         if model.trainer.treat_whitespace_as_suffix:
             raise ModelFileError(
@@ -250,7 +268,39 @@ class Unigram(StrVocabulary):
             add_dummy_prefix=spec.add_dummy_prefix,
             remove_extra_whitespaces=spec.remove_extra_whitespaces,
             escape_whitespaces=spec.escape_whitespaces,
+            precompiled_charsmap=spec.precompiled_charsmap,
             unk_surface=model.trainer.unk_surface,
+        )
+
+    @classmethod
+    def from_gguf(cls, vocabulary: GgufVocabulary) -> Unigram:
+        """The Unigram tokenizer of a GGUF vocabulary of model ``t5`` (llama.cpp's files).
+
+        Its pieces with scores and kinds, its compiled normalization rules, its whitespace
+        switches (``tokenizer.ggml.add_space_prefix`` and ``remove_extra_whitespaces``; where
+        the file is silent, llama.cpp's defaults: on and off; spaces are always written ``▁``),
+        byte fallback when it holds the 256 byte pieces, and BOS/EOS as the file says to add
+        them (llama.cpp's defaults: EOS only).
+        """
+        if vocabulary.model != "t5":
+            raise ValueError(
+                f"{vocabulary.path}: tokenizer model {vocabulary.model!r} is not Unigram "
+                "('t5'); read it with the builder for its model type"
+            )
+        metadata = vocabulary.metadata
+        pieces = gguf_pieces(vocabulary)
+        charsmap = metadata.get("tokenizer.ggml.precompiled_charsmap", ())
+        return cls(
+            pieces,
+            byte_fallback=any(p.kind == "byte" for p in pieces),
+            add_dummy_prefix=vocabulary.add_space_prefix is not False,
+            remove_extra_whitespaces=metadata.get("tokenizer.ggml.remove_extra_whitespaces", False),
+            # int8 or uint8 items, as the converter wrote them: the bytes of the blob
+            precompiled_charsmap=bytes(item & 0xFF for item in charsmap),
+            bos_id=vocabulary.special_ids.get("bos"),
+            eos_id=vocabulary.special_ids.get("eos"),
+            add_bos_token=bool(vocabulary.add_bos),  # llama.cpp's defaults: no BOS, an EOS
+            add_eos_token=vocabulary.add_eos is not False,
         )
 
     @classmethod
@@ -282,6 +332,7 @@ class Unigram(StrVocabulary):
             add_dummy_prefix=self.add_dummy_prefix,
             remove_extra_whitespaces=self.remove_extra_whitespaces,
             escape_whitespaces=self.escape_whitespaces,
+            charsmap=self._charsmap,
         )
 
     def lattice(self, normalized: str) -> Lattice:
@@ -318,9 +369,11 @@ class Unigram(StrVocabulary):
         """
         return [piece for piece, _ in self.segment(text)]
 
-    def encode(self, text: str) -> list[int]:
-        """The ids of the best segmentation of ``text``."""
-        return [token_id for _, token_id in self.segment(text)]
+    def encode(self, text: str, *, add_special_tokens: bool = False) -> list[int]:
+        """The ids of the best segmentation of ``text``; ``add_special_tokens=True`` adds
+        BOS and EOS where the model asks (:class:`~book.tokenizers.base.AddedSpecialTokens`)."""
+        ids = [token_id for _, token_id in self.segment(text)]
+        return self.with_special_tokens(ids) if add_special_tokens else ids
 
     def nbest(self, text: str, n: int) -> list[tuple[list[str], float]]:
         """The ``n`` most probable segmentations as (pieces, log-probability), best first.
@@ -347,7 +400,7 @@ class Unigram(StrVocabulary):
         """
         if not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and alpha >= 0):
             raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
-        rng = seed if isinstance(seed, random.Random) else random.Random(seed)
+        rng = as_rng(seed)
         normalized = self.normalize(text)
         path = sample_path(self.lattice(normalized), rng, theta=alpha)
         return [piece for piece, _ in self._finish(normalized, path)]
@@ -360,10 +413,7 @@ class Unigram(StrVocabulary):
         >>> Unigram.from_pieces([("<unk>", 0.0), ("▁a", -1.0)]).token_bytes(1)
         b'\\xe2\\x96\\x81a'
         """
-        piece = tokens_for_ids(self.pieces, [token_id], self.n_vocab)[0]  # with its kind
-        if piece.kind == "byte":
-            return bytes([piece_byte(piece.piece)])
-        return piece.piece.encode("utf-8")
+        return piece_bytes(tokens_for_ids(self.pieces, [token_id], self.n_vocab)[0])
 
     def decode(self, ids: Iterable[int]) -> str:
         """The text of ``ids``, as SentencePiece decodes them.
@@ -371,29 +421,9 @@ class Unigram(StrVocabulary):
         ``▁`` becomes a space, the space the dummy prefix added is dropped, control pieces
         vanish, ``<unk>`` shows as ``" ⁇ "``, and byte pieces are joined into characters.
         """
-        pieces = tokens_for_ids(self.pieces, list(ids), self.n_vocab)
-        text: list[str] = []
-        pending = bytearray()  # bytes of byte pieces, decoded when a non-byte piece comes
-        at_start = True  # whether a leading ▁ is still the one the dummy prefix added
-        for p in pieces:
-            if p.kind == "byte":
-                pending.append(piece_byte(p.piece))
-                continue
-            if pending:
-                text.append(decode_bytes(bytes(pending)))
-                pending.clear()
-            if text and text[-1]:  # something was written: no dummy prefix any more
-                at_start = False
-            if p.kind == "control":
-                continue
-            piece, consumed = p.piece, False
-            if at_start and (self.add_dummy_prefix or self.remove_extra_whitespaces):
-                consumed = piece.startswith(SPACE)
-                piece = piece.removeprefix(SPACE)
-                consumed = consumed and not self.remove_extra_whitespaces
-            text.append(self.unk_surface if p.kind == "unknown" else piece.replace(SPACE, " "))
-            if consumed or text[-1]:
-                at_start = False
-        if pending:
-            text.append(decode_bytes(bytes(pending)))
-        return "".join(text)
+        return decode_pieces(
+            tokens_for_ids(self.pieces, list(ids), self.n_vocab),
+            add_dummy_prefix=self.add_dummy_prefix,
+            remove_extra_whitespaces=self.remove_extra_whitespaces,
+            unk_surface=self.unk_surface,
+        )

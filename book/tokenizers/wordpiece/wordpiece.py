@@ -28,8 +28,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from os import PathLike
 
-from book.tokenizers.base import StrVocabulary
+from book.tokenizers.base import AddedSpecialTokens, StrVocabulary
 from book.tokenizers.bpe.patterns import special_token_regex
+from book.tokenizers.formats.gguf import TOKEN_TYPES, GgufVocabulary
 from book.tokenizers.formats.tokenizer_json import read_tokenizer_json
 from book.tokenizers.wordpiece.decoder import WordPieceDecoder
 from book.tokenizers.wordpiece.model import (
@@ -67,13 +68,28 @@ def words_of(
     return [word for word, _offsets in pre_tokenizer.pre_tokenize_str(text)]
 
 
-class WordPiece(StrVocabulary):
+def _unphantom(token: str, control: bool) -> str:
+    """A token as BERT's vocabulary spells it, from llama.cpp's ``▁`` form (see ``from_gguf``).
+
+    >>> _unphantom("▁the", False), _unphantom("ing", False), _unphantom("[CLS]", True)
+    ('the', '##ing', '[CLS]')
+    """
+    if control or (token.startswith("[") and token.endswith("]")):
+        return token
+    if token.startswith("\u2581"):
+        return token[1:]
+    return CONTINUING_SUBWORD_PREFIX + token
+
+
+class WordPiece(AddedSpecialTokens, StrVocabulary):
     """A WordPiece tokenizer: a vocabulary in id order, and the stages that use it.
 
     ``unk_token``, ``continuing_subword_prefix`` and ``max_input_chars_per_word`` are the
     model's options (``tokenizers``' ``models.WordPiece``, same defaults). ``special_tokens``
     are matched whole in the raw text before anything else, and ``decode`` leaves them out by
-    default, as ``tokenizers`` does with the added tokens it marks special.
+    default, as ``tokenizers`` does with the added tokens it marks special. ``bos_id``,
+    ``eos_id`` and their ``add_*_token`` switches: what ``add_special_tokens=True`` adds
+    (:class:`~book.tokenizers.base.AddedSpecialTokens`).
     """
 
     def __init__(
@@ -87,6 +103,10 @@ class WordPiece(StrVocabulary):
         pre_tokenizer: BertPreTokenizer | None = BERT_PRE_TOKENIZER,
         decoder: WordPieceDecoder | None = WORDPIECE_DECODER,
         special_tokens: Iterable[str] = (),
+        bos_id: int | None = None,
+        eos_id: int | None = None,
+        add_bos_token: bool = False,
+        add_eos_token: bool = False,
     ):
         self.vocab = list(vocab)
         if not self.vocab:
@@ -111,6 +131,7 @@ class WordPiece(StrVocabulary):
                 f"max_input_chars_per_word must be an int >= 1, got {max_input_chars_per_word!r}"
             )
         self.special_tokens = tuple(special_tokens)
+        self.set_added_special_tokens(bos_id, eos_id, add_bos_token, add_eos_token, len(self.vocab))
         missing = [token for token in self.special_tokens if token not in self.token_to_id]
         if missing:
             raise ValueError(f"the special tokens {missing} are not in the vocabulary")
@@ -157,6 +178,52 @@ class WordPiece(StrVocabulary):
             pre_tokenizer=BERT_PRE_TOKENIZER if saved.pre_tokenizer else None,
             decoder=None if saved.decoder is None else WordPieceDecoder(**saved.decoder),
             special_tokens=saved.special_tokens,
+        )
+
+    @classmethod
+    def from_gguf(cls, vocabulary: GgufVocabulary) -> WordPiece:
+        """The WordPiece tokenizer of a GGUF vocabulary of model ``bert`` (llama.cpp's files).
+
+        llama.cpp's converter rewrote the tokens (``phantom`` in ``conversion/bert.py``): a word
+        start ``the`` is stored ``▁the`` and a continuation ``##ing`` as ``ing``; control tokens
+        and ``[unused0]``-style tokens are kept. This undoes it, so the vocabulary is BERT's
+        again. Then its unknown token, its control tokens as special tokens, and BERT's
+        stages: ``BertNormalizer`` (lower-casing unless the file's
+        ``tokenizer.ggml.normalizer.lowercase`` says otherwise), ``BertPreTokenizer`` and
+        ``WordPieceDecoder``.
+        """
+        if vocabulary.model != "bert":
+            raise ValueError(
+                f"{vocabulary.path}: tokenizer model {vocabulary.model!r} is not WordPiece "
+                "('bert'); read it with the builder for its model type"
+            )
+        if "unk" not in vocabulary.special_ids:
+            raise ValueError(
+                f"{vocabulary.path}: the file names no unknown token "
+                "(tokenizer.ggml.unknown_token_id), which WordPiece needs"
+            )
+        metadata = vocabulary.metadata
+        lowercase = metadata.get("tokenizer.ggml.normalizer.lowercase", True)
+        strip_accents = metadata.get("tokenizer.ggml.normalizer.strip_accents")
+        types = vocabulary.token_types or (1,) * len(vocabulary.tokens)
+        vocab = [
+            _unphantom(token, TOKEN_TYPES[token_type] == "control")
+            for token, token_type in zip(vocabulary.tokens, types)
+        ]
+        return cls(
+            vocab,
+            unk_token=vocab[vocabulary.special_ids["unk"]],
+            normalizer=BertNormalizer(lowercase=lowercase, strip_accents=strip_accents),
+            special_tokens=[
+                token
+                for token, token_type in zip(vocab, types)
+                if TOKEN_TYPES[token_type] in ("control", "user_defined")
+            ],
+            # llama.cpp's WordPiece: BOS ([CLS]) before, the separator ([SEP]) after
+            bos_id=vocabulary.special_ids.get("bos", vocabulary.special_ids.get("cls")),
+            eos_id=vocabulary.special_ids.get("sep"),
+            add_bos_token=vocabulary.add_bos is not False,
+            add_eos_token=metadata.get("tokenizer.ggml.add_sep_token", True),
         )
 
     @classmethod
@@ -239,9 +306,11 @@ class WordPiece(StrVocabulary):
                 pieces += [piece for word in self.words(part) for piece in self.tokenize_word(word)]
         return pieces
 
-    def encode(self, text: str) -> list[int]:
-        """The ids of the pieces of ``text`` (``tokenizers``' ``add_special_tokens=False``)."""
-        return [self.token_to_id[piece] for piece in self.tokenize(text)]
+    def encode(self, text: str, *, add_special_tokens: bool = False) -> list[int]:
+        """The ids of the pieces of ``text``; ``add_special_tokens=True`` adds ``[CLS]`` and
+        ``[SEP]`` where the model asks (``bos_id``, ``eos_id``)."""
+        ids = [self.token_to_id[piece] for piece in self.tokenize(text)]
+        return self.with_special_tokens(ids) if add_special_tokens else ids
 
     def decode(self, ids: Iterable[int], skip_special_tokens: bool = True) -> str:
         """The text of ``ids``, by the decoder (without one: the pieces joined by spaces).

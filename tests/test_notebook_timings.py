@@ -1,0 +1,41 @@
+"""tools/notebook_timings.py: each notebook's time from the build's jupyter-cache, as a table."""
+
+import nbformat
+from jupyter_cache import get_cache
+from notebook_paths import load_tool
+
+timings = load_tool("notebook_timings")
+
+
+def write_notebook(path, code: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), path)
+
+
+def test_each_notebook_gets_its_cached_time_or_says_it_changed(tmp_path):
+    write_notebook(tmp_path / "chapters" / "01_fast.ipynb", "1 + 1")
+    write_notebook(tmp_path / "chapters" / "02_slow.ipynb", "2 + 2")
+    write_notebook(tmp_path / "appendix" / "changed.ipynb", "3 + 3")
+    write_notebook(tmp_path / "solutions" / "01_fast.ipynb", "1 + 1")  # not run by the build
+    cache = get_cache(str(tmp_path / timings.CACHE))
+    for name, seconds in [("chapters/01_fast", 2.5), ("chapters/02_slow", 31.0)]:
+        path = str(tmp_path / f"{name}.ipynb")
+        cache.cache_notebook_file(path, data={"execution_seconds": seconds}, check_validity=False)
+    cache.cache_notebook_file(
+        str(tmp_path / "appendix" / "changed.ipynb"),
+        data={"execution_seconds": 5.0},
+        check_validity=False,
+    )
+    write_notebook(tmp_path / "appendix" / "changed.ipynb", "3 + 4")  # edited after its run
+    rows = [line.split("|")[1:3] for line in timings.table(tmp_path).splitlines()[2:]]
+    assert [[cell.strip() for cell in row] for row in rows] == [
+        ["appendix/changed.ipynb", "not run since it changed"],
+        ["chapters/01_fast.ipynb", "2.5"],
+        ["chapters/02_slow.ipynb", "31.0 (over 30 s)"],
+        ["total", "33.5"],
+    ]
+
+
+def test_without_a_cache_it_says_to_build_the_book(tmp_path, capsys):
+    assert timings.main([str(tmp_path)]) == 1
+    assert "make book" in capsys.readouterr().err
