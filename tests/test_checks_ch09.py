@@ -1,4 +1,4 @@
-"""Chapter 08's specs beyond the generic mutation test (tests/test_check_specs.py): right
+"""Chapter 09's specs beyond the generic mutation test (tests/test_check_specs.py): right
 answers written otherwise than the references pass, undefined and unattempted answers, partial
 credit by group for slips that are not known mistakes, and the references' own properties."""
 
@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from book import corpora
-from book.checks import ch08
+from book.checks import ch09
 from book.encodings import get_encoding
 from book.grading.calls import judge_in_process
 from book.tokenizers.bpe.patterns import CL100K_PATTERN
@@ -114,25 +114,25 @@ RIGHT = {
 
 def test_right_answers_written_otherwise_pass(capsys):
     for name, answer in RIGHT.items():
-        assert line(capsys, ch08.check, name, answer).startswith(f"✔ {name}: all ")
+        assert line(capsys, ch09.check, name, answer).startswith(f"✔ {name}: all ")
 
 
 def test_unanswered_and_undefined_say_so(capsys):
     def not_yet(*args):
         raise NotImplementedError()
 
-    assert "not attempted" in line(capsys, ch08.check, "digit_pieces", not_yet)
-    assert "not defined" in line(capsys, ch08.check, "partial_share", None)
+    assert "not attempted" in line(capsys, ch09.check, "digit_pieces", not_yet)
+    assert "not defined" in line(capsys, ch09.check, "partial_share", None)
 
 
 def passages_of_nothing(text, encoding_name, max_tokens):
     """Right, except that an empty text gives one empty passage."""
-    return ch08.passages_reference(text, encoding_name, max_tokens) if text else [""]
+    return ch09.passages_reference(text, encoding_name, max_tokens) if text else [""]
 
 
 def test_slips_cost_their_group_only():
     half = dict(RIGHT, passages_by_tokens=passages_of_nothing)
-    tasks = ch08.judge_tasks(random.Random(4))
+    tasks = ch09.judge_tasks(random.Random(4))
     grades = {grade.task: grade for grade in judge_in_process(tasks, half)}
     assert {name: grade.points for name, grade in grades.items()} == {
         "passages_by_tokens": 2,
@@ -148,7 +148,7 @@ def test_one_answer_gets_one_grade_whatever_the_seed():
     """The pattern answer once earned 1/2 or 2/2 by seed (the reference differed from
     cl100k_base in the whitespace before a number): now 2/2 on the seeds that split it."""
     for seed in (631210764, 1843184796, 1, 2):
-        grade = ch08.ENCODE_DIGITS.result(digits_by_pattern, random.Random(seed))
+        grade = ch09.ENCODE_DIGITS.result(digits_by_pattern, random.Random(seed))
         assert grade.points == 2, grade.line
 
 
@@ -157,7 +157,7 @@ def test_calling_decode_with_offsets_earns_nothing(capsys):
         enc = get_encoding(encoding_name)
         return enc.decode_with_offsets(enc.encode_ordinary(text))[1]
 
-    text = line(capsys, ch08.check, "token_starts", offsets)
+    text = line(capsys, ch09.check, "token_starts", offsets)
     assert "0/3 points" in text and "decode_with_offsets" in text
 
 
@@ -172,19 +172,19 @@ def test_decode_with_offsets_saved_under_another_name_earns_nothing(capsys):
         enc = get_encoding(encoding_name)
         return SAVED(enc, enc.encode_ordinary(text))[1]
 
-    assert "0/3 points" in line(capsys, ch08.check, "token_starts", offsets)
+    assert "0/3 points" in line(capsys, ch09.check, "token_starts", offsets)
 
 
 def test_an_int_zero_for_no_text_is_the_share_zero(capsys):
     def share(text, encoding_name):
         return partial_right(text, encoding_name) if text else 0
 
-    assert "3/3 points" in line(capsys, ch08.check, "partial_share", share)
+    assert "3/3 points" in line(capsys, ch09.check, "partial_share", share)
 
 
 def test_a_known_mistake_is_named_and_the_answer_never_printed(capsys):
-    spec = ch08.PARTIAL_SHARE
-    text = line(capsys, ch08.check, "partial_share", spec.mistakes[0].function)
+    spec = ch09.PARTIAL_SHARE
+    text = line(capsys, ch09.check, "partial_share", spec.mistakes[0].function)
     assert "0/3 points" in text and "real '\ufffd'" in text
 
 
@@ -192,16 +192,16 @@ PIECES = ["a", "b", " ", "1", "\n", "é", "日", "🌍", "👍🏽", "\u0301", "
 TEXTS = st.lists(st.sampled_from(PIECES), max_size=12).map("".join) | st.text(max_size=12)
 
 
-@given(TEXTS, st.sampled_from(ch08.ENCODINGS), st.integers(1, 6))
+@given(TEXTS, st.sampled_from(ch09.ENCODINGS), st.integers(1, 6))
 def test_the_passages_reference_keeps_the_text_and_agrees_with_decoding(text, name, max_tokens):
-    passages = ch08.passages_reference(text, name, max_tokens)
+    passages = ch09.passages_reference(text, name, max_tokens)
     assert "".join(passages) == text and all(passages)
     assert passages == passages_right(text, name, max_tokens)
 
 
-@given(TEXTS, st.sampled_from(ch08.ENCODINGS))
+@given(TEXTS, st.sampled_from(ch09.ENCODINGS))
 def test_token_starts_by_bytes_match_the_text_and_tiktoken(text, name):
-    starts = ch08.token_starts_reference(text, name)
+    starts = ch09.token_starts_reference(text, name)
     enc = get_encoding(name)
     assert starts == starts_right(text, name)
     assert starts == enc.decode_with_offsets(enc.encode_ordinary(text))[1]
@@ -210,23 +210,23 @@ def test_token_starts_by_bytes_match_the_text_and_tiktoken(text, name):
 NUMBERS = st.lists(st.sampled_from(["1", "23", "4567", " ", "x", "²", "١٢", "\n", ".", "é"]))
 
 
-@given(NUMBERS.map("".join), st.sampled_from(ch08.ENCODINGS))
+@given(NUMBERS.map("".join), st.sampled_from(ch09.ENCODINGS))
 def test_digit_pieces_spell_every_run(text, name):
-    pieces = ch08.digit_pieces_reference(text, name)
+    pieces = ch09.digit_pieces_reference(text, name)
     assert ["".join(p) for p in pieces] == regex.findall(r"\p{N}+", text)
     assert pieces == pieces_right(text, name)
 
 
 @given(NUMBERS.map("".join))
 def test_digits_from_right_decode_to_the_text_and_group_from_the_end(text):
-    ids = ch08.encode_digits_from_right_reference(text)
+    ids = ch09.encode_digits_from_right_reference(text)
     assert get_encoding("cl100k_base").decode(ids) == text
     assert ids == digits_right(text)
 
 
 def test_cl100k_groups_from_the_left_and_the_task_from_the_right():
     cl100k = get_encoding("cl100k_base")
-    ids = ch08.encode_digits_from_right_reference("1234567")
+    ids = ch09.encode_digits_from_right_reference("1234567")
     assert [cl100k.decode([i]) for i in ids] == ["1", "234", "567"]
     assert [cl100k.decode([i]) for i in cl100k.encode_ordinary("1234567")] == ["123", "456", "7"]
 
@@ -234,6 +234,6 @@ def test_cl100k_groups_from_the_left_and_the_task_from_the_right():
 def test_the_question_answers_follow_from_the_numbers():
     """Question 2's (b): Amharic mostly pieces, every other language mostly whole characters."""
     shares = {
-        n: ch08.partial_share_reference(t, "o200k_base") for n, t in corpora.parallel().items()
+        n: ch09.partial_share_reference(t, "o200k_base") for n, t in corpora.parallel().items()
     }
     assert shares["Amharic"] > 0.5 and max(v for n, v in shares.items() if n != "Amharic") < 0.5

@@ -1,6 +1,6 @@
-"""The checks of chapter 09's exercises pass right answers and catch plausible wrong ones.
+"""The checks of chapter 10's exercises pass right answers and catch plausible wrong ones.
 
-The known mistakes are in the specs (``book/checks/ch09.py``), proved to earn 0 by
+The known mistakes are in the specs (``book/checks/ch10.py``), proved to earn 0 by
 ``tests/test_check_specs.py``. Here: right answers written as the solutions notebook writes
 them, the references against counting again and against the book, the probes' rules (a pop
 that scans the heap is refused, the safe cuts the task describes are the book's), the judge's
@@ -21,18 +21,16 @@ from hypothesis import strategies as st
 from test_checks_ch01 import grade_locally
 
 from book import corpora
-from book.checks import ch09
-from book.checks.ch09 import (
+from book.checks import ch10
+from book.checks.ch10 import (
     GPT2_PATTERN,
     merge_pretokens_reference,
     merge_symbols,
     pair_index,
     stream_tokenizer,
-    tiktoken_ranks_reference,
 )
 from book.checks.spec import PIECES as WORDS
 from book.checks.spec import SPACES
-from book.tokenizers import RegexTokenizer
 from book.tokenizers.bpe.pretokenize import cuts
 
 # --- right answers (written as the solutions notebook writes them) -------------------------------
@@ -111,30 +109,18 @@ def stream_right(encode, parts):
     yield from encode(buffer)
 
 
-def ranks_right(vocab, merges):
-    ids = {token: token_id for token_id, token in vocab.items()}
-    made = [bytes([b]) for b in range(256)] + [a + b for a, b in merges]
-    if any(token not in ids for token in made):
-        raise ValueError("missing")
-    merged = [ids[a + b] for a, b in merges]
-    if merged != sorted(set(merged)):
-        raise ValueError("order")
-    return {token: ids[token] for token in made}
-
-
 RIGHT = {
     "merge_pretokens": merge_right,
     "heap_entry": entry_right,
     "pop_best": pop_right,
     "merge_unordered": merge_unordered_right,
     "stream_encode": stream_right,
-    "tiktoken_ranks": ranks_right,
 }
 
 
 @pytest.mark.parametrize("name", list(RIGHT))
 def test_right_answers_pass(capsys, name):
-    assert passes(capsys, lambda answer: ch09.check(name, answer), RIGHT[name])
+    assert passes(capsys, lambda answer: ch10.check(name, answer), RIGHT[name])
 
 
 def entry_negated(pair, count):
@@ -215,7 +201,7 @@ OTHER_RIGHT = [
 
 @pytest.mark.parametrize("name, answer", OTHER_RIGHT)
 def test_other_right_answers_pass_on_every_seed(name, answer):
-    spec = {spec.name: spec for spec in ch09.SPECS}[name]
+    spec = {spec.name: spec for spec in ch10.SPECS}[name]
     for seed in range(5):
         result = spec.result(answer, random.Random(seed))
         assert result.points == spec.points, result.line
@@ -252,7 +238,7 @@ def pop_by_scanning_the_heap(heap, counts):
 
 
 def test_a_pop_that_scans_the_heap_is_refused_with_a_message():
-    result = ch09.POP_BEST.result(pop_by_scanning_the_heap)
+    result = ch10.POP_BEST.result(pop_by_scanning_the_heap)
     assert result.points == 0 and "must not scan" in result.line
 
 
@@ -272,9 +258,9 @@ def test_the_safe_cuts_the_task_describes_are_the_books(text):
 @settings(max_examples=60, deadline=None)
 @given(st.text(max_size=40), st.lists(st.integers(0, 40), max_size=6))
 def test_the_reference_stream_equals_the_whole_and_is_never_late(text, places):
-    parts = ch09._cut(text, sorted({p for p in places if 0 < p < len(text)}))
-    run = ch09.STREAM_ENCODE.runner(ch09.stream_encode_reference)
-    assert run(*ch09._stream_args(parts)) == {
+    parts = ch10._cut(text, sorted({p for p in places if 0 < p < len(text)}))
+    run = ch10.STREAM_ENCODE.runner(ch10.stream_encode_reference)
+    assert run(*ch10._stream_args(parts)) == {
         "a part read too early": None,
         "the ids": stream_tokenizer().encode_ordinary(text),
     }
@@ -284,36 +270,17 @@ def test_the_probes_encoder_is_the_books_and_merges_whitespace():
     tok = stream_tokenizer()
     assert {b"  ", b"\n    "} <= set(tok.vocab.values())
     encoding = tiktoken.Encoding(
-        "t", pat_str=GPT2_PATTERN, mergeable_ranks=ch09._ranks(), special_tokens={}
+        "t", pat_str=GPT2_PATTERN, mergeable_ranks=ch10._ranks(), special_tokens={}
     )
     for text in [corpora.english("heldout")[:3000], "naïve 🦙 12345  \n\t x", ""]:
         assert encoding.encode_ordinary(text) == tok.encode_ordinary(text)
-
-
-# --- tiktoken_ranks ------------------------------------------------------------------------------
-
-
-@settings(max_examples=20, deadline=None)
-@given(st.randoms(use_true_random=False))
-def test_the_ranks_make_a_tiktoken_encoding_that_encodes_like_the_book(rng):
-    text = ch09.random_text(rng, 30)
-    tok = RegexTokenizer.train(text, 256 + 20, pattern=GPT2_PATTERN)
-    vocab, merges = tok.vocab_and_merges()
-    encoding = tiktoken.Encoding(
-        "t",
-        pat_str=GPT2_PATTERN,
-        mergeable_ranks=tiktoken_ranks_reference(vocab, merges),
-        special_tokens={},
-    )
-    for sample in (text, ch09.random_text(rng, 10)):
-        assert encoding.encode_ordinary(sample) == tok.encode_ordinary(sample)
 
 
 # --- the judge -----------------------------------------------------------------------------------
 
 
 def test_the_judge_gives_right_answers_full_marks_and_unattempted_ones_nothing(tmp_path):
-    tasks = ch09.judge_tasks(random.Random(1))
+    tasks = ch10.judge_tasks(random.Random(1))
     assert grade_locally(tasks, RIGHT, tmp_path) == {task.name: task.points for task in tasks}
 
     def unattempted(*args):
@@ -327,13 +294,12 @@ def test_the_judge_gives_half_right_answers_part_of_the_points(tmp_path):
     def pop_first(heap, counts):
         return heapq.heappop(heap)[-1] if heap else None
 
-    half = dict(RIGHT, pop_best=pop_first, stream_encode=ch09._part_by_part)
-    tasks = ch09.judge_tasks(random.Random(4))
+    half = dict(RIGHT, pop_best=pop_first, stream_encode=ch10._part_by_part)
+    tasks = ch10.judge_tasks(random.Random(4))
     assert grade_locally(tasks, half, tmp_path) == {
         "merge_pretokens": 3,
         "heap_entry": 2,
         "pop_best": 0,
         "merge_unordered": 2,
         "stream_encode": 0,
-        "tiktoken_ranks": 2,
     }

@@ -1,6 +1,6 @@
-"""The checks of chapter 10's exercises pass right answers and catch plausible wrong ones.
+"""The checks of chapter 11's exercises pass right answers and catch plausible wrong ones.
 
-The known mistakes are in the specs (``book/checks/ch10.py``), proved to earn 0 by
+The known mistakes are in the specs (``book/checks/ch11.py``), proved to earn 0 by
 ``tests/test_check_specs.py``. Here: right answers written independently of the references, the
 references against the book and brute force, an answer that lists segmentations stopped with a
 message (not left to hang), and the judge's points for unattempted and half-right answers.
@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_checks_ch01 import grade_locally
 
-from book.checks import ch10
+from book.checks import ch11
 from book.tokenizers.unigram.lattice import build_lattice, forward, marginals, piece_table, viterbi
 from book.tokenizers.wordpiece.wordpiece import greedy_longest_match
 
@@ -121,7 +121,7 @@ RIGHT = {
 
 @pytest.mark.parametrize("name", list(RIGHT))
 def test_right_answers_pass(capsys, name):
-    assert passes(capsys, lambda answer: ch10.check(name, answer), RIGHT[name])
+    assert passes(capsys, lambda answer: ch11.check(name, answer), RIGHT[name])
 
 
 # --- the references agree with the book and with brute force -------------------------------------
@@ -139,7 +139,7 @@ def test_best_pairs_agrees_with_the_book_trainer(word_freqs):
     if all(len(parts) < 2 for parts in splits.values()):
         return
     _, merges = train_vocab(word_freqs, 10_000)
-    top, tied = ch10.best_pairs_reference(word_freqs, splits)
+    top, tied = ch11.best_pairs_reference(word_freqs, splits)
     # The trainer merges the tied pair that occurs first; best_pairs lists the frequent first.
     pairs = [pair for parts in splits.values() for pair in zip(parts, parts[1:])]
     assert merges[0][0] == min(tied, key=pairs.index)
@@ -152,7 +152,7 @@ def test_best_pairs_agrees_with_the_book_trainer(word_freqs):
 )
 def test_fewest_pieces_is_minimal_by_brute_force(word, vocab):
     vocab = sorted(vocab)
-    got = ch10.fewest_pieces_reference(word, vocab)
+    got = ch11.fewest_pieces_reference(word, vocab)
     cuts = [c for c in itertools.product([0, 1], repeat=len(word) - 1)]
     lengths = []
     for cut in cuts:
@@ -175,7 +175,7 @@ def test_viterbi_edges_agrees_with_the_book_encoder(word):
     names = list(scores)
     lattice = build_lattice(word, piece_table(scores))
     edges = [(n.start, n.end, names[n.piece_id], n.score) for row in lattice for n in row]
-    pieces, total = ch10.viterbi_edges_reference(len(word), edges[::-1])
+    pieces, total = ch11.viterbi_edges_reference(len(word), edges[::-1])
     assert pieces == [names[n.piece_id] for n in viterbi(lattice)]
     assert math.isclose(total, sum(scores[p][1] for p in pieces))
 
@@ -187,18 +187,18 @@ def test_expected_counts_match_the_chapter_by_listing_segmentations():
         return [
             [word[:k], *rest]
             for k in range(1, len(word) + 1)
-            if word[:k] in ch10.COURSE_LOG_P
+            if word[:k] in ch11.COURSE_LOG_P
             for rest in segmentations(word[k:])
         ]
 
     want = Counter()
-    for word, freq in ch10.COURSE_WORDS.items():
+    for word, freq in ch11.COURSE_WORDS.items():
         segs = segmentations(word)
-        probs = [math.exp(sum(ch10.COURSE_LOG_P[p] for p in s)) for s in segs]
+        probs = [math.exp(sum(ch11.COURSE_LOG_P[p] for p in s)) for s in segs]
         for seg, prob in zip(segs, probs):
             for piece in seg:
                 want[piece] += freq * prob / sum(probs)
-    got = ch10.expected_counts_reference(ch10.COURSE_WORDS, ch10.COURSE_LOG_P)
+    got = ch11.expected_counts_reference(ch11.COURSE_WORDS, ch11.COURSE_LOG_P)
     assert got == pytest.approx(dict(want))
 
 
@@ -231,10 +231,10 @@ def em_listing(word_freqs, log_p):
 
 def test_listing_segmentations_is_stopped_with_a_message_not_left_to_hang():
     # Every group has a word too long to list: the chapter's way earns nothing, and is named.
-    result = ch10.EXPECTED_COUNTS.result(em_listing, random.Random(1))
+    result = ch11.EXPECTED_COUNTS.result(em_listing, random.Random(1))
     assert result.points == 0, result.line
     assert "do not list segmentations" in result.line
-    assert ch10.EXPECTED_COUNTS.mistakes[0].says in result.line
+    assert ch11.EXPECTED_COUNTS.mistakes[0].says in result.line
 
 
 def best_pairs_float(word_freqs, splits):
@@ -250,7 +250,7 @@ def test_the_judge_gives_right_answers_full_marks_and_unattempted_ones_nothing(t
     def unattempted(*args):
         raise NotImplementedError()
 
-    tasks = ch10.judge_tasks(random.Random(3))
+    tasks = ch11.judge_tasks(random.Random(3))
     assert grade_locally(tasks, RIGHT, tmp_path) == {task.name: task.points for task in tasks}
     answers = {name: unattempted for name in RIGHT}
     assert set(grade_locally(tasks, answers, tmp_path).values()) == {0}
@@ -258,7 +258,7 @@ def test_the_judge_gives_right_answers_full_marks_and_unattempted_ones_nothing(t
 
 def test_the_judge_gives_half_right_answers_part_of_the_points(tmp_path):
     half = dict(RIGHT, best_pairs=best_pairs_float, fewest_pieces=fewest_greedy)
-    tasks = ch10.judge_tasks(random.Random(4))
+    tasks = ch11.judge_tasks(random.Random(4))
     assert grade_locally(tasks, half, tmp_path) == {
         "best_pairs": 0,
         "fewest_pieces": 0,
@@ -268,7 +268,7 @@ def test_the_judge_gives_half_right_answers_part_of_the_points(tmp_path):
 
 
 def test_hidden_cases_are_new_and_differ_between_draws():
-    first, second = ch10.judge_tasks(random.Random(5)), ch10.judge_tasks(random.Random(6))
+    first, second = ch11.judge_tasks(random.Random(5)), ch11.judge_tasks(random.Random(6))
     for a, b in zip(first, second):
         hidden_a = [call.args for call in a.calls if call.hidden]
         hidden_b = [call.args for call in b.calls if call.hidden]

@@ -1,4 +1,4 @@
-"""A token-level n-gram language model, trained by counting (chapter 08).
+"""A token-level n-gram language model, trained by counting (chapter 09; Appendix B derives it).
 
 The smallest thing that predicts the next token from the ones before it: count, in the training
 ids, which token followed each context of up to ``order - 1`` tokens, and turn the counts into

@@ -1,4 +1,4 @@
-"""Checks of exercises/08_real_tokenizers.ipynb, as one spec per task. The reference is
+"""Checks of exercises/09_real_tokenizers.ipynb, as one spec per task. The reference is
 tiktoken, loaded offline (``book.encodings``).
 
 No task is a chapter cell with a line added: passages of at most N tokens that never cut a

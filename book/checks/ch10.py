@@ -1,14 +1,13 @@
-"""Checks of exercises/09_fast_bpe.ipynb. References: small functions here and book.tokenizers.
+"""Checks of exercises/10_fast_bpe.ipynb. References: small functions here and book.tokenizers.
 
 Every task extends the chapter's code: merging pre-tokens stored as tuples of bytes (CS336's
 form) through the index, a heap entry with CS336's tie-break and a pop that skips stale
-entries, adding up workers' counts that arrive out of order, a streaming encoder that yields
-as soon as it may, and tiktoken's ranks from a vocabulary and merges. Each task is one spec;
-the probes (run in the learner's kernel) watch the work an answer does: merge_pretokens may
-read only the pre-tokens it merges and touch only their pairs, pop_best may not scan the
-counts or the heap and must pop the entry it returns, merge_unordered and stream_encode are
-fed by a source that notes when each result or part is asked for. Each probe returns its
-findings under names, which a failure message shows.
+entries, adding up workers' counts that arrive out of order, and a streaming encoder that
+yields as soon as it may. Each task is one spec; the probes (run in the learner's kernel) watch
+the work an answer does: merge_pretokens may read only the pre-tokens it merges and touch only
+their pairs, pop_best may not scan the counts or the heap and must pop the entry it returns,
+merge_unordered and stream_encode are fed by a source that notes when each result or part is
+asked for. Each probe returns its findings under names, which a failure message shows.
 """
 
 from __future__ import annotations
@@ -30,7 +29,6 @@ from book.checks.spec import (
     random_text,
     window,
 )
-from book.encodings import get_encoding
 from book.tokenizers.bpe.core import build_vocab, get_pair_counts, joined, merge
 from book.tokenizers.bpe.patterns import GPT2_PATTERN
 from book.tokenizers.bpe.pretokenize import last_cut, training_chunk_counts
@@ -980,147 +978,7 @@ STREAM_ENCODE = TaskSpec(
     probe=STREAM,
 )
 
-# --- Task 6: tiktoken_ranks ----------------------------------------------------------------------
-
-
-def tiktoken_ranks_reference(vocab: dict[int, bytes], merges: list[SymbolPair], mistake: str = ""):
-    """{bytes: id} of the bytes and merged tokens; ids of merges must grow with their order."""
-    ids = {token: token_id for token_id, token in vocab.items()}
-    ranks = {}
-    for byte in range(256):
-        if bytes([byte]) not in ids:
-            if mistake == "bytes":
-                continue
-            raise ValueError(f"the vocabulary has no token for byte {byte}")
-        ranks[bytes([byte])] = ids[bytes([byte])]
-    last = -1
-    for left, right in merges:
-        token = left + right
-        if token not in ids:
-            raise ValueError(f"merge {(left, right)} makes {token!r}, which is not in vocab")
-        if ids[token] <= last and mistake != "order":
-            raise ValueError("the ids of merged tokens must grow with the merges' order")
-        last = ranks[token] = ids[token]
-    if mistake == "specials":
-        return {**ranks, **{token: i for token, i in ids.items() if token not in ranks}}
-    if mistake == "spelling":  # only the tokens spelled <|...|> taken for specials
-        others = {t: i for t, i in ids.items() if not (t.startswith(b"<|") and t.endswith(b"|>"))}
-        return {**ranks, **others}
-    return ranks
-
-
-def _ranks_mistake(mistake: str) -> Callable:
-    return lambda vocab, merges: tiktoken_ranks_reference(vocab, merges, mistake)
-
-
-def _by_merge_order(vocab: dict[int, bytes], merges: list[SymbolPair]) -> dict:
-    """Ranks numbered 0-255 for bytes and 256, 257, ... for merges: not the vocabulary's ids."""
-    ranks = {bytes([b]): b for b in range(256)}
-    for k, (left, right) in enumerate(merges):
-        ranks[left + right] = 256 + k
-    return ranks
-
-
-@cache
-def _gpt2_vocab(n_merges: int = 300) -> tuple[dict, list]:
-    """GPT-2's bytes (in its order), its first merges and <|endoftext|> at 50256."""
-    ranks = get_encoding("gpt2")._mergeable_ranks  # tiktoken keeps them private
-    vocab = {rank: token for token, rank in ranks.items() if rank < 256 + n_merges}
-    vocab[50256] = EOT.encode()
-    merges = RegexTokenizer.from_tiktoken("gpt2").vocab_and_merges()[1][:n_merges]
-    return vocab, merges
-
-
-def _cs336_vocab(text: str, n_merges: int) -> tuple[dict, list]:
-    """CS336's order: <|endoftext|> at 0, bytes 1-256, then one token per merge."""
-    merges = _byte_merges(training_chunk_counts(text, GPT2_PATTERN), n_merges)
-    vocab = {0: EOT.encode(), **{1 + b: bytes([b]) for b in range(256)}}
-    for left, right in merges:
-        vocab[len(vocab)] = left + right
-    return vocab, merges
-
-
-def _ranks_cases() -> Cases:
-    """tiktoken_ranks: three id orders, specials left out, every error."""
-    cs336 = _cs336_vocab(corpora.english("train")[:4000], 40)
-    gpt2 = _gpt2_vocab()
-    vocab, merges = cs336
-    swapped = dict(vocab)
-    swapped[257], swapped[258] = vocab[258], vocab[257]
-    no_byte = {i: t for i, t in vocab.items() if t != b"e"}
-    no_token = {i: t for i, t in vocab.items() if t != vocab[260]}
-    plain = {b: bytes([b]) for b in range(256)} | {256: b"ab", 257: b"abc"}
-    bos_pad = plain | {258: b"<s>", 259: b"[PAD]"}
-    return [
-        ((plain, [(b"a", b"b"), (b"ab", b"c")]), ""),
-        ((bos_pad, [(b"a", b"b"), (b"ab", b"c")]), "specials spelled otherwise are left out"),
-        ((vocab, merges), "CS336's order: the special token at id 0 is left out"),
-        (gpt2, "GPT-2's byte order; <|endoftext|> at 50256 is left out"),
-        ((swapped, merges), "ids that fall with the merges' order raise ValueError"),
-        ((no_byte, merges[:3]), "a byte missing raises ValueError"),
-        ((no_token, merges), "a merge whose token is missing raises ValueError"),
-        (({b: bytes([b]) for b in range(256)}, []), "bytes only"),
-    ]
-
-
-def _random_vocab(rng: random.Random, broken: str = "") -> tuple:
-    """A vocabulary trained on random text, numbered in a random valid order (or broken)."""
-    merges = _byte_merges(training_chunk_counts(random_text(rng, 30), GPT2_PATTERN), 20)
-    byte_ids = rng.sample(range(300), 256)
-    vocab = {token_id: bytes([b]) for b, token_id in enumerate(byte_ids)}
-    next_id = 300
-    for left, right in merges:
-        next_id += rng.randint(1, 3)
-        vocab[next_id] = left + right
-    ids = [i for i, t in vocab.items() if len(t) > 1]
-    # two special tokens: GPT-2's spelling and another one (Llama's, BERT's)
-    vocab[next_id + 1] = EOT.encode()
-    vocab[next_id + 2] = rng.choice([b"<s>", b"</s>", b"<pad>", b"[PAD]", b"[CLS]"])
-    if broken == "order" and len(ids) > 1:
-        a, b = rng.sample(ids, 2)
-        vocab[a], vocab[b] = vocab[b], vocab[a]
-    if broken == "byte":
-        del vocab[rng.choice(byte_ids)]
-    if broken == "token" and ids:
-        del vocab[rng.choice(ids)]
-    return (vocab, merges)
-
-
-def _ranks_hidden(rng: random.Random) -> Cases:
-    """A valid vocabulary, one whose merged ids fall, one missing a byte, one missing a merge's
-    token; each with a special token spelled like GPT-2's and one spelled otherwise."""
-    broken = ("", "order", "byte", "token")
-    return [(_random_vocab(rng, kind), "hidden") for kind in broken]
-
-
-TIKTOKEN_RANKS = TaskSpec(
-    "tiktoken_ranks",
-    tiktoken_ranks_reference,
-    (
-        Group("CS336's and GPT-2's vocabularies", 1, _ranks_cases),
-        Group("trained vocabularies", 1, list, _ranks_hidden),
-    ),
-    (
-        Mistake(
-            "special tokens are left out: tiktoken takes them apart", _ranks_mistake("specials")
-        ),
-        Mistake(
-            "merged ids that do not grow with the merges' order raise ValueError",
-            _ranks_mistake("order"),
-        ),
-        Mistake("a byte missing from vocab raises ValueError", _ranks_mistake("bytes")),
-        Mistake(
-            "special tokens are not known by their spelling: <s> and [PAD] are specials too",
-            _ranks_mistake("spelling"),
-        ),
-        Mistake("a token's rank is its id in vocab, not its place in the merges", _by_merge_order),
-    ),
-    "the ranks must hold exactly the 256 bytes and the merges' tokens, each at its id in "
-    "vocab; a token missing from vocab, or merged ids that fall in merge order, raise "
-    "ValueError.",
-)
-
-SPECS = (MERGE_PRETOKENS, HEAP_ENTRY, POP_BEST, MERGE_UNORDERED, STREAM_ENCODE, TIKTOKEN_RANKS)
+SPECS = (MERGE_PRETOKENS, HEAP_ENTRY, POP_BEST, MERGE_UNORDERED, STREAM_ENCODE)
 check, judge_tasks = checks_of(SPECS)
 
 # The notebook writes its own small trainer and encoder: the tokenizers are out of reach.

@@ -1,4 +1,4 @@
-"""Checks of exercises/10_beyond_bpe.ipynb. References: small functions here and book.tokenizers.
+"""Checks of exercises/11_beyond_bpe.ipynb. References: small functions here and book.tokenizers.
 
 Every task asks for something the chapter did not write line by line: the WordPiece score as an
 exact fraction with every tied pair in order, the segmentation with the fewest pieces (greedy

@@ -1,7 +1,7 @@
 """What every tokenizer of the book is: the one interface, the unknown token, the shared members.
 
 Five tokenizers are built in chapters 02-06 (characters, words, character-level BPE,
-byte-level BPE, regex BPE) and two more in chapter 10 (WordPiece, Unigram). They differ in
+byte-level BPE, regex BPE) and two more in chapter 11 (WordPiece, Unigram). They differ in
 what a token is, but every one of them turns text into ids and back the same way, and
 ``book.analysis`` and ``book.show`` accept any of them. A ``tiktoken.Encoding`` has the same
 ``encode``, ``decode`` and ``n_vocab``; it calls ``token_bytes`` ``decode_single_token_bytes``.

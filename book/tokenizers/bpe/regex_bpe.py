@@ -120,17 +120,19 @@ class RegexTokenizer(ByteTokenizer):
         return cls(merges, pattern, {name: first + i for i, name in enumerate(names)})
 
     @classmethod
-    def from_tiktoken(cls, encoding) -> RegexTokenizer:
+    def from_tiktoken(cls, encoding, recovered=None) -> RegexTokenizer:
         """The same tokenizer as a ``tiktoken.Encoding`` (or its name, loaded offline).
 
         tiktoken keeps its constructor's arguments in private attributes (no public accessor
-        exists): ``_pat_str``, ``_mergeable_ranks`` and ``_special_tokens``.
+        exists): ``_pat_str``, ``_mergeable_ranks`` and ``_special_tokens``. ``recovered`` is
+        ``recover_merges`` of those ranks when the caller has it already
+        (``book.encodings.regex_tokenizer`` keeps it on disk).
         """
         if isinstance(encoding, str):
             import tiktoken  # reads the files that `python -m book.encodings` provides offline
 
             encoding = tiktoken.get_encoding(encoding)
-        byte_ids, merges = recover_merges(encoding._mergeable_ranks)
+        byte_ids, merges = recovered or recover_merges(encoding._mergeable_ranks)
         tok = cls(merges, encoding._pat_str, dict(encoding._special_tokens), byte_ids)
         # recover_merges built each token from two lower-ranked ones, so BPE rebuilds each.
         tok._whole = dict(tok.token_to_id)

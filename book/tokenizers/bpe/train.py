@@ -5,7 +5,7 @@ Also :func:`train_bpe`, training on a big file with several processes (CS336's i
 :func:`book.tokenizers.bpe.core.train_naive` recounts every pair of the data after each merge.
 A merge only changes the pairs next to the occurrences of the pair it merges, so this trainer
 keeps the counts, where each pair occurs, and a max-heap of the counts, and after a merge
-updates only the pairs it touched (chapter 09 builds it step by step). Its merges, their
+updates only the pairs it touched (chapter 10 builds it step by step). Its merges, their
 counts and its ties are exactly those of ``train_naive``, on characters (chapter 04) and on
 bytes (chapters 05, 06) alike.
 
@@ -261,7 +261,7 @@ Score = Callable[[int, int, int], float]  # (pair count, left count, right count
 class ScoredPairIndex(PairIndex):
     """A :class:`PairIndex` that ranks pairs by ``score(pair count, left count, right count)``.
 
-    WordPiece's score is one (chapter 10). A merge changes the counts of its two
+    WordPiece's score is one (chapter 11). A merge changes the counts of its two
     symbols, so the scores of every pair holding one of them, or the new symbol, are computed
     again (``pairs_of`` finds them). Ties go to the pair that occurs first, the book's rule.
     """

@@ -1,4 +1,4 @@
-"""Unigram language-model tokenizer, SentencePiece style (chapter 10) [Kudo 2018].
+"""Unigram language-model tokenizer, SentencePiece style (chapter 11) [Kudo 2018].
 
 A Unigram model is a vocabulary of pieces, each with a score, its log-probability. The
 probability of a segmentation is the product of its pieces' probabilities, and encoding picks
