@@ -246,13 +246,13 @@ BYPASSES = {
     "reset_globals": ("05_byte_bpe", "merge_and_update", RESET_GLOBALS, "the recount"),
     "read_values": ("05_byte_bpe", "merge_and_update", READ_VALUES, "the recount"),
     "server_frame": ("05_byte_bpe", "merge_and_update", SERVER_FRAME, "the recount"),
-    "found_in_counts": ("09_fast_bpe", "merge_pretokens", FOUND_IN_COUNTS, "outside where"),
-    "copy_stores": ("09_fast_bpe", "merge_pretokens", COPY_STORES, "work on pair_counts"),
-    "scan_heap": ("09_fast_bpe", "pop_best", SCAN_HEAP, "must not scan"),
-    "mark_read": ("09_fast_bpe", "merge_unordered", MARK_READ, "a block added late"),
-    "clear_calls": ("08_real_tokenizers", "token_starts", CLEAR_CALLS, "decode_with_offsets"),
-    "call_original": ("08_real_tokenizers", "token_starts", CALL_ORIGINAL, "decode_with_offsets"),
-    "listing": ("10_beyond_bpe", "expected_counts", LISTING, "do not list segmentations"),
+    "found_in_counts": ("10_fast_bpe", "merge_pretokens", FOUND_IN_COUNTS, "outside where"),
+    "copy_stores": ("10_fast_bpe", "merge_pretokens", COPY_STORES, "work on pair_counts"),
+    "scan_heap": ("10_fast_bpe", "pop_best", SCAN_HEAP, "must not scan"),
+    "mark_read": ("10_fast_bpe", "merge_unordered", MARK_READ, "a block added late"),
+    "clear_calls": ("09_real_tokenizers", "token_starts", CLEAR_CALLS, "decode_with_offsets"),
+    "call_original": ("09_real_tokenizers", "token_starts", CALL_ORIGINAL, "decode_with_offsets"),
+    "listing": ("11_beyond_bpe", "expected_counts", LISTING, "do not list segmentations"),
 }
 EXERCISES = sorted({exercise for exercise, *_ in BYPASSES.values()})
 
