@@ -57,6 +57,11 @@ def read_notebook(path: Path) -> NotebookNode:
         raise NotebookError(f"{shown(path)} does not exist") from None
     except (OSError, UnicodeDecodeError) as error:
         raise NotebookError(f"cannot read {shown(path)}: {error}") from None
+    return parse_notebook(text, path)
+
+
+def parse_notebook(text: str, path: Path) -> NotebookNode:
+    """The text of path's .ipynb file as nbformat 4, or NotebookError saying what is wrong."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:

@@ -28,7 +28,7 @@ from book.grading.channel import Channel
 from book.grading.guard import CALL_EVENT
 from book.grading.harness import to_wire
 from book.grading.kernel import TIME_LIMIT_KEY
-from book.grading.record import Malformed, parse_line
+from book.grading.record import MAX_LINE_BYTES, Malformed, TooLarge, parse_line
 from book.grading.verdict import CallOutcome, TaskGrade, judge_task
 
 MAX_EVIDENCE = 50
@@ -149,13 +149,21 @@ class Calls:
         self._read(planned)
         if planned is None or self.plan.get(index) != planned:
             return
-        self.spent[planned.task] += time.monotonic() - self.started
+        self.spent[planned.task] += time.monotonic() - self.started  # reading its line too
         outcome = self.outcomes[planned.task][planned.call]
         limit = self.task_seconds
         if interrupted:
             outcome = CallOutcome(
                 None,
-                f"timed out after {limit:g} s (an endless loop?) and was interrupted",
+                f"did not finish within the task's {limit:g} s (the call, or the encoding of its "
+                "result for the grader) and was interrupted",
+                "timeout",
+            )
+        elif self.spent[planned.task] > limit and outcome is not None and outcome.line:
+            outcome = CallOutcome(
+                None,
+                f"took longer than the task's {limit:g} s, counting the time the grader took to "
+                "read its results",
                 "timeout",
             )
         elif failed:
@@ -171,7 +179,11 @@ class Calls:
         for index, planned in self.plan.items():
             outcome = self.outcomes[planned.task][planned.call]
             if index in skipped and planned.task not in self.stopped:
-                why = "not run: the notebook's total time limit was reached"
+                why = "the notebook's total time limit was reached before this task's calls"
+                self.outcomes[planned.task][planned.call] = CallOutcome(None, why, "not run")
+                self.stopped.add(planned.task)
+            elif index in problems and outcome is None and planned.task not in self.stopped:
+                why = problems[index].removeprefix("not run: ")
                 self.outcomes[planned.task][planned.call] = CallOutcome(None, why, "not run")
                 self.stopped.add(planned.task)
             elif index in problems and outcome is not None and outcome.kind == "kernel died":
@@ -184,6 +196,12 @@ class Calls:
             if isinstance(line, Malformed):
                 if planned is None:
                     self.stray += 1
+                elif isinstance(line, TooLarge):
+                    problem = (
+                        f"its result is over {MAX_LINE_BYTES // 2**20} MB once encoded; the "
+                        "grader does not read a value that large"
+                    )
+                    self._set(planned, CallOutcome(None, problem, "too large"))
                 else:
                     problem = f"the kernel's record of this call is malformed ({line})"
                     self._set(planned, CallOutcome(None, problem, "malformed"))

@@ -25,11 +25,19 @@ from typing import Any
 
 from book.grading.harness import from_wire
 
-MAX_LINE_BYTES = 64 * 1024 * 1024
+MAX_LINE_BYTES = 4 * 1024 * 1024  # a call's record, result included: no line is read if longer
 
 
 class Malformed(ValueError):
     """A line from the kernel without the shape the judge expects; the message says where."""
+
+
+class TooLarge(Malformed):
+    """A line longer than MAX_LINE_BYTES: dropped unread (decoding it could cost the judge far
+    more memory and time than its bytes)."""
+
+    def __init__(self) -> None:
+        super().__init__(f"line: longer than {MAX_LINE_BYTES // 2**20} MB, not read")
 
 
 def _kind(value: Any) -> str:
@@ -213,7 +221,7 @@ def unsigned(line: bytes, key: bytes) -> bytes:
 def parse_line(line: bytes, shape: Any = LINE) -> dict:
     """A line from the kernel, parsed and checked against shape; Malformed otherwise."""
     if len(line) > MAX_LINE_BYTES:
-        raise Malformed(f"line: longer than {MAX_LINE_BYTES} bytes")
+        raise TooLarge()
     try:
         data = json.loads(line)
     except (ValueError, RecursionError) as error:
