@@ -25,7 +25,7 @@ order (``submission.CHOICE``), and the row names the others.
 
 The grader runs a copy of the learner's cells in a fresh kernel, in a bubblewrap sandbox that
 shows only the Python environment, the book's package with its references stubbed and the
-notebook's scratch folder (a tmpfs of 256 MB), with no network, with time and memory limits,
+notebook's scratch folder (a tmpfs of 128 MB), with no network, with time and memory limits,
 and with an environment of its own (its hash seed too: fresh, unrelated to the seed). Then
 it calls the learner's functions on the check's fixed cases and on hidden cases drawn fresh
 from a seed, one call at a time, gets plain values back (at most 4 MB each, read in time
@@ -150,9 +150,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def misread(argv: list[str]) -> str:
     """Why the command line cannot be trusted as typed ('' when it can): an argument read as an
-        option that is also an existing file's name, or --sandbox=none written as one word.
+    option that is also an existing file's name, or --sandbox=none written as one word.
 
-        >>> misread(["--sandbox=none", "a.ipynb"])[:40]
+    >>> misread(["--sandbox=none", "a.ipynb"])[:40]
     'write --sandbox none as two words, after'
     """
     options = argv[: argv.index("--")] if "--" in argv else argv
@@ -219,7 +219,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def show_grade(grade: Grade) -> None:
         if grade.error:
-            print(f"error: {escape(grade.error)}\n", file=sys.stderr, flush=True)
+            where = "" if shown(grade.submission) in grade.error else f"{shown(grade.submission)}: "
+            print(f"error: {escape(where + grade.error)}\n", file=sys.stderr, flush=True)
         else:
             print(format_grade(grade), flush=True)
 

@@ -38,8 +38,9 @@ class NotebookError(Exception):
 
 
 def shown(path: Path) -> str:
-    """The path as the user would type it: relative to the working directory when inside it."""
-    path = Path(path).resolve()
+    """The path as the user would type it: relative to the working directory when inside it (a
+    symbolic link named as itself, not as what it points to)."""
+    path = Path(path).parent.resolve() / Path(path).name
     try:
         return str(path.relative_to(Path.cwd()))
     except ValueError:

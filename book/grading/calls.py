@@ -28,7 +28,7 @@ from book.grading.channel import Channel
 from book.grading.guard import CALL_EVENT
 from book.grading.harness import to_wire
 from book.grading.kernel import TIME_LIMIT_KEY
-from book.grading.record import MAX_LINE_BYTES, Malformed, TooLarge, parse_line
+from book.grading.record import Malformed, Unread, parse_line
 from book.grading.verdict import CallOutcome, TaskGrade, judge_task
 
 MAX_EVIDENCE = 50
@@ -196,12 +196,8 @@ class Calls:
             if isinstance(line, Malformed):
                 if planned is None:
                     self.stray += 1
-                elif isinstance(line, TooLarge):
-                    problem = (
-                        f"its result is over {MAX_LINE_BYTES // 2**20} MB once encoded; the "
-                        "grader does not read a value that large"
-                    )
-                    self._set(planned, CallOutcome(None, problem, "too large"))
+                elif isinstance(line, Unread):
+                    self._set(planned, CallOutcome(None, str(line), line.kind))
                 else:
                     problem = f"the kernel's record of this call is malformed ({line})"
                     self._set(planned, CallOutcome(None, problem, "malformed"))

@@ -31,6 +31,10 @@ MAX_SHARED_HASH = 8  # items of one set (or keys of one dict) with one hash: mor
 PASS_MARK = "\u2714"  # how a check's passing line starts
 
 
+class SharedHash(ValueError):
+    """A set or dict whose items share one hash too often to build it in linear time."""
+
+
 class Opaque:
     """A value of a type the wire does not carry: shown by its repr, equal to nothing."""
 
@@ -109,9 +113,9 @@ def spread(items):
     for item in items:
         shared = seen.get(hash(item), 0) + 1  # TypeError for an unhashable item, as set() gives
         if shared > MAX_SHARED_HASH:
-            raise ValueError(
+            raise SharedHash(
                 f"more than {MAX_SHARED_HASH} items of a set or keys of a dict share one hash "
-                "(building it would take time in the square of its size); not read"
+                "(building it would take time in the square of its size)"
             )
         seen[hash(item)] = shared
     return items

@@ -63,7 +63,7 @@ class Limits:
     total_seconds: float = 600
     memory_mb: int = 4096
     file_mb: int = 256
-    scratch_mb: int = 256
+    scratch_mb: int = 128
 
 
 @dataclass(frozen=True)

@@ -213,8 +213,8 @@ class Submission:
 
 
 CHOICE = (
-    "a regular file before a link, a name in lower case before other spellings, a file nearer "
-    "the folder given before one deeper, then the path's alphabetical order"
+    "a regular file before a link, a file nearer the folder given before one deeper, a name in "
+    "lower case before other spellings, then the path's alphabetical order"
 )
 
 
@@ -225,7 +225,7 @@ def _choice_order(path: Path) -> tuple:
         usable = stat.S_ISREG(info.st_mode) and info.st_nlink == 1
     except OSError:
         usable = False
-    return (not usable, path.stem != path.stem.lower(), len(path.parts), str(path))
+    return (not usable, len(path.parts), path.stem != path.stem.lower(), str(path))
 
 
 def assign(
@@ -329,7 +329,7 @@ def grade_file(
         return refused(str(error), expected or "")
     if expected and exercise != expected:
         return refused(
-            f"{shown(path)}: this is exercise {exercise}, not {expected}: the class is graded "
+            f"this is exercise {exercise}, not {expected}: the class is graded "
             f"as exercise {expected} (give --any-exercise to grade each notebook as the "
             "exercise it carries)",
             expected,
