@@ -193,7 +193,13 @@ def main(argv: list[str] | None = None) -> int:
     carried = {path: carried_exercise(path, names) for path in paths}
     exercise = args.exercise or class_exercise(list(carried.values()))
     expected = None if args.any_exercise else exercise
-    chosen = assign(paths, args.paths, names, lambda path: expected or carried[path] or "")
+    chosen = assign(
+        paths,
+        args.paths,
+        names,
+        lambda path: expected or carried[path] or "",
+        lambda path: carried[path] is not None and carried[path] == (expected or carried[path]),
+    )
     seed = new_seed() if args.seed is None else args.seed
     limits = Limits(args.timeout, args.total, args.memory)
     graded_as = f"exercise {expected}" if expected else "each notebook as its exercise"

@@ -9,6 +9,7 @@ the reason; a command line where an option is also a file's name is refused befo
 from __future__ import annotations
 
 import contextlib
+import csv
 import json
 import os
 import random
@@ -23,9 +24,10 @@ from hypothesis import strategies as st
 from book import grade
 from book.grading import harness, judge
 from book.grading.channel import Channel
+from book.grading.judge import Grade
 from book.grading.record import MAX_LINE_BYTES, TooLarge
-from book.grading.report import csv_cell, report_names
-from book.grading.sandbox import Limits, Sandbox, python_environment
+from book.grading.report import csv_cell, format_class, learner_report, report_names, write_csv
+from book.grading.sandbox import NO_SANDBOX, Limits, Sandbox, python_environment
 from book.grading.submission import (
     MAX_NOTEBOOK_MB,
     assign,
@@ -110,6 +112,12 @@ def test_case_copies_and_nested_folders_resolve_as_documented():
         Path("Bob_04_char_bpe.ipynb"),
         Path("mallory/bob_04_char_bpe.ipynb"),
     )
+
+
+def test_a_learners_notebook_of_the_class_exercise_is_graded_before_another():
+    paths = [Path("c/frank_01_text_to_numbers.ipynb"), Path("c/frank_04_char_bpe.ipynb")]
+    (chosen,) = assign(paths, [Path("c")], EXERCISES, lambda p: "04", lambda p: "04" in p.stem)
+    assert chosen.path == paths[1] and chosen.others == (paths[0],)
 
 
 def test_the_class_exercise_is_the_one_most_notebooks_carry():
@@ -264,3 +272,19 @@ def test_report_names_are_distinct_without_a_loop():
     with time_limit(SECONDS):
         names = report_names(learners)
     assert len({name.casefold() for name in names.values()}) == len(learners)
+
+
+def test_an_unisolated_class_says_so_in_its_table_its_csv_and_every_report(tmp_path):
+    grades = [
+        Grade(Path(f"{name}.ipynb"), "04_char_bpe", name, sandbox=NO_SANDBOX.note)
+        for name in ("alice", "=bob")
+    ]
+    write_csv(grades, tmp_path / "grades.csv")
+    with open(tmp_path / "grades.csv", encoding="utf-8") as file:
+        rows = list(csv.DictReader(file))
+    assert [row["learner"] for row in rows] == ["alice", "'=bob"]
+    assert all("NOT isolated" in row["sandbox"] for row in rows)
+    assert "NOT isolated" in format_class(grades).splitlines()[-1]
+    assert all(
+        "note: sandbox: none (--sandbox none): NOT isolated" in learner_report([g]) for g in grades
+    )

@@ -213,26 +213,32 @@ class Submission:
 
 
 CHOICE = (
-    "a regular file before a link, a file nearer the folder given before one deeper, a name in "
-    "lower case before other spellings, then the path's alphabetical order"
+    "a regular file before a link, a notebook of the exercise before another, a file nearer the "
+    "folder given before one deeper, a name in lower case before other spellings, then the "
+    "path's alphabetical order"
 )
 
 
-def _choice_order(path: Path) -> tuple:
+def _choice_order(path: Path, fits: bool) -> tuple:
     """Sort key of a learner's files for one exercise: the first is graded (see CHOICE)."""
     try:
         info = os.lstat(path)
         usable = stat.S_ISREG(info.st_mode) and info.st_nlink == 1
     except OSError:
         usable = False
-    return (not usable, len(path.parts), path.stem != path.stem.lower(), str(path))
+    return (not usable, not fits, len(path.parts), path.stem != path.stem.lower(), str(path))
 
 
 def assign(
-    paths: list[Path], roots: list[Path], exercises: list[str], exercise: Callable[[Path], str]
+    paths: list[Path],
+    roots: list[Path],
+    exercises: list[str],
+    exercise: Callable[[Path], str],
+    fits: Callable[[Path], bool] = lambda path: True,
 ) -> list[Submission]:
-    """One submission per learner and exercise (exercise(path) says which): each learner's files
-    chosen in the fixed order of CHOICE, the rest listed; in the order of the paths graded.
+    """One submission per learner and exercise (exercise(path) says which; fits(path) whether it
+    is a readable notebook of that exercise): each learner's files chosen in the fixed order of
+    CHOICE, the rest listed; in the order of the paths graded.
 
     >>> picked = assign([Path("c/Bob_x.ipynb"), Path("c/bob_x.ipynb")], [Path("c")], ["x"],
     ...                 lambda path: "x")
@@ -245,7 +251,7 @@ def assign(
         groups.setdefault(key, []).append(path)
     chosen = []
     for files in groups.values():
-        first, *others = sorted(set(files), key=_choice_order)
+        first, *others = sorted(set(files), key=lambda path: _choice_order(path, fits(path)))
         chosen.append(Submission(first, learner_name(first, roots, exercises), tuple(others)))
     return sorted(chosen, key=lambda submission: str(submission.path))
 
