@@ -144,12 +144,17 @@ class Calls:
         return True
 
     def after(self, index: int, interrupted: bool, failed: bool) -> None:
-        """Read what the cell's run left on the pipe; judge whether its task goes on."""
+        """Read what the cell's run left on the pipe; judge whether its task goes on. Reading the
+        call's line counts in the task's time: a line that took longer to read than the task had
+        left when the call started is a time-out."""
         planned, self.current = self.current, None
+        reading = time.monotonic()
         self._read(planned)
+        read = time.monotonic() - reading
         if planned is None or self.plan.get(index) != planned:
             return
-        self.spent[planned.task] += time.monotonic() - self.started  # reading its line too
+        left = self.task_seconds - self.spent[planned.task]
+        self.spent[planned.task] += time.monotonic() - self.started
         outcome = self.outcomes[planned.task][planned.call]
         limit = self.task_seconds
         if interrupted:
@@ -159,11 +164,11 @@ class Calls:
                 "result for the grader) and was interrupted",
                 "timeout",
             )
-        elif self.spent[planned.task] > limit and outcome is not None and outcome.line:
+        elif read > left and outcome is not None and outcome.line:
             outcome = CallOutcome(
                 None,
-                f"took longer than the task's {limit:g} s, counting the time the grader took to "
-                "read its results",
+                f"returned a result that took the grader {read:.0f} s to read, more than the "
+                f"{left:.0f} s left of the task's {limit:g} s",
                 "timeout",
             )
         elif failed:
