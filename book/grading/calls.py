@@ -98,7 +98,8 @@ class Calls:
                 index += 1
         self.data = [to_wire(task.data) for task in tasks]  # each task's data, encoded once
         self.outcomes: list[list[CallOutcome | None]] = [[None] * len(t.calls) for t in tasks]
-        self.spent = [0.0] * len(tasks)
+        self.spent = [0.0] * len(tasks)  # seconds from each call's start to its line read
+        self.reading = [0.0] * len(tasks)  # of which reading the lines
         self.stopped: set[int] = set()
         self.current: Planned | None = None
         self.started = 0.0
@@ -144,16 +145,16 @@ class Calls:
         return True
 
     def after(self, index: int, interrupted: bool, failed: bool) -> None:
-        """Read what the cell's run left on the pipe; judge whether its task goes on. Reading the
-        call's line counts in the task's time: a line that took longer to read than the task had
-        left when the call started is a time-out."""
+        """Read what the cell's run left on the pipe; judge whether its task goes on. Reading its
+        calls' lines counts in a task's time: once reading them took longer than the task's time
+        limit, the task has timed out."""
         planned, self.current = self.current, None
         reading = time.monotonic()
         self._read(planned)
         read = time.monotonic() - reading
         if planned is None or self.plan.get(index) != planned:
             return
-        left = self.task_seconds - self.spent[planned.task]
+        self.reading[planned.task] += read
         self.spent[planned.task] += time.monotonic() - self.started
         outcome = self.outcomes[planned.task][planned.call]
         limit = self.task_seconds
@@ -164,11 +165,11 @@ class Calls:
                 "result for the grader) and was interrupted",
                 "timeout",
             )
-        elif read > left and outcome is not None and outcome.line:
+        elif self.reading[planned.task] > limit and outcome is not None and outcome.line:
             outcome = CallOutcome(
                 None,
-                f"returned a result that took the grader {read:.0f} s to read, more than the "
-                f"{left:.0f} s left of the task's {limit:g} s",
+                f"returned results that took the grader {self.reading[planned.task]:.0f} s to "
+                f"read, more than the task's {limit:g} s",
                 "timeout",
             )
         elif failed:
