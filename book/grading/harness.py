@@ -114,8 +114,8 @@ def spread(items):
         shared = seen.get(hash(item), 0) + 1  # TypeError for an unhashable item, as set() gives
         if shared > MAX_SHARED_HASH:
             raise SharedHash(
-                f"more than {MAX_SHARED_HASH} items of a set or keys of a dict share one hash "
-                "(building it would take time in the square of its size)"
+                f"a set or dict with more than {MAX_SHARED_HASH} items or keys that share one "
+                "hash (building it would take time in the square of its size)"
             )
         seen[hash(item)] = shared
     return items
