@@ -38,8 +38,9 @@ class NotebookError(Exception):
 
 
 def shown(path: Path) -> str:
-    """The path as the user would type it: relative to the working directory when inside it."""
-    path = Path(path).resolve()
+    """The path as the user would type it: relative to the working directory when inside it (a
+    symbolic link named as itself, not as what it points to)."""
+    path = Path(path).parent.resolve() / Path(path).name
     try:
         return str(path.relative_to(Path.cwd()))
     except ValueError:
@@ -57,6 +58,11 @@ def read_notebook(path: Path) -> NotebookNode:
         raise NotebookError(f"{shown(path)} does not exist") from None
     except (OSError, UnicodeDecodeError) as error:
         raise NotebookError(f"cannot read {shown(path)}: {error}") from None
+    return parse_notebook(text, path)
+
+
+def parse_notebook(text: str, path: Path) -> NotebookNode:
+    """The text of path's .ipynb file as nbformat 4, or NotebookError saying what is wrong."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:

@@ -381,15 +381,20 @@ print(len(corpora.english("train")) > 1000, outcomes, reported, sep="\\n")
 def test_the_sandbox_is_an_allow_list(tmp_path):
     box = sandbox.Sandbox("/usr/bin/bwrap", "test")
     environment = sandbox.python_environment()
-    view = sandbox.View(environment, tmp_path / "scratch", tmp_path / "lib")
-    args = view.bwrap_args(box)
+    scratch = tmp_path / "scratch"
+    view = sandbox.View(environment, scratch, tmp_path / "lib", "alice.ipynb")
+    args = view.bwrap_args(box, scratch_mb=64)
     mounted = {args[k + 2] for k, arg in enumerate(args) if arg in ("--ro-bind", "--bind")}
     assert "/" not in mounted and str(Path.home()) not in mounted and "/tmp" not in mounted
-    assert {
-        str(Path(sys.prefix).resolve()),
-        str(stubs.PACKAGE),
-        str(tmp_path / "scratch"),
-    } <= mounted
+    assert {str(Path(sys.prefix).resolve()), str(stubs.PACKAGE)} <= mounted
+    # The scratch folder is a tmpfs of 64 MB: only the notebook's copy and the sockets come in.
+    tmpfs = args.index("--tmpfs", args.index("--size"))
+    assert args[tmpfs - 2 : tmpfs + 2] == ["--size", str(64 * 2**20), "--tmpfs", str(scratch)]
+    assert args[args.index(str(scratch / "alice.ipynb")) - 1] == "--ro-bind"
+    assert {path for path in mounted if Path(path).is_relative_to(scratch)} == {
+        str(scratch / "alice.ipynb"),
+        str(scratch / sandbox.KERNEL_FOLDER),
+    }
     environment_root = Path(sys.prefix).resolve()  # .venv may live in the repository
     assert not any(
         Path(path).is_relative_to(ROOT) and not Path(path).is_relative_to(environment_root)
@@ -449,14 +454,13 @@ def test_exercise_from_metadata_then_file_name_else_a_clear_error():
     ) == ("01_text_to_numbers")
     with pytest.raises(NotebookError, match="its metadata has no book.exercise"):
         submission.exercise_of(Path("carol.ipynb"), nbformat.v4.new_notebook(), names)
-    assert (
-        submission.learner_name(Path("s/alice_02_characters.ipynb"), "02_characters", [Path("s")])
-        == "alice"
-    )
-    assert (
-        submission.learner_name(Path("s/bob/02_characters.ipynb"), "02_characters", [Path("s")])
-        == "bob"
-    )
+    for path, learner in [
+        ("s/alice_02_characters.ipynb", "alice"),
+        ("s/bob/02_characters.ipynb", "bob"),
+        ("s/mallory/bob_02_characters.ipynb", "mallory"),  # a folder per learner comes first
+        ("s/02_characters.ipynb", "02_characters"),
+    ]:
+        assert submission.learner_name(Path(path), [Path("s")], names) == learner
 
 
 def test_a_check_module_without_judge_data_is_a_clear_grading_error(tmp_path, capsys):

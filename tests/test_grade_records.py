@@ -14,11 +14,13 @@ import json
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
 
 from book.checks.spec import Call, Task
+from book.grading import calls as calls_module
 from book.grading import judge
 from book.grading.calls import Calls
 from book.grading.channel import Channel
@@ -202,3 +204,42 @@ def test_every_chapters_cases_are_a_function_of_the_seed_alone():
         for hash_seed in (str(judge.hash_seed(seed)), "0")
     ]
     assert runs[0] == runs[1] and runs[0].count("'") == 22
+
+
+@pytest.mark.parametrize(
+    "cell_seconds, read_seconds, kind",
+    [(45, 0, ""), (0, 40, "timeout")],
+    ids=["a long cell (a flood's output) is not the call's time", "reading counts"],
+)
+def test_reading_a_calls_line_counts_in_its_tasks_time(
+    tmp_path, monkeypatch, cell_seconds, read_seconds, kind
+):
+    clock = types.SimpleNamespace(now=0.0)
+    monkeypatch.setattr(calls_module, "time", types.SimpleNamespace(monotonic=lambda: clock.now))
+    task = Task("t", 1, ("f",), [Call("f(1)", "f(a0)", (1,), 2, group="all")], (("all", 1),))
+    channel = Channel(tmp_path, 1 << 20)
+    calls = Calls([task], channel, 1, 30)
+    cells = calls.cells()
+    calls.kernel_started()
+    guard = Guard(channel)
+    take = channel.take
+
+    def slow_take():  # reading the call's line, after its cell: read_seconds pass
+        clock.now += read_seconds if clock.now else 0
+        return take()
+
+    monkeypatch.setattr(channel, "take", slow_take)
+    try:
+        assert calls.before(1, cells[0])
+        clock.now += cell_seconds + 0.5
+        guard.write({"kind": "call", "id": calls.plan[1].id, "answers": {}, "result": {"ok": 2}})
+        calls.after(1, interrupted=False, failed=False)
+    finally:
+        os.close(guard.fd)
+        calls.finish({}, set())
+    outcome = calls.outcomes[0][0]
+    assert outcome.kind == kind
+    if kind:
+        assert outcome.problem == (
+            "returned results that took the grader 40 s to read, more than the task's 30 s"
+        )

@@ -28,7 +28,7 @@ from book.grading.channel import Channel
 from book.grading.guard import CALL_EVENT
 from book.grading.harness import to_wire
 from book.grading.kernel import TIME_LIMIT_KEY
-from book.grading.record import Malformed, parse_line
+from book.grading.record import Malformed, Unread, parse_line
 from book.grading.verdict import CallOutcome, TaskGrade, judge_task
 
 MAX_EVIDENCE = 50
@@ -98,7 +98,8 @@ class Calls:
                 index += 1
         self.data = [to_wire(task.data) for task in tasks]  # each task's data, encoded once
         self.outcomes: list[list[CallOutcome | None]] = [[None] * len(t.calls) for t in tasks]
-        self.spent = [0.0] * len(tasks)
+        self.spent = [0.0] * len(tasks)  # seconds from each call's start to its line read
+        self.reading = [0.0] * len(tasks)  # of which reading the lines
         self.stopped: set[int] = set()
         self.current: Planned | None = None
         self.started = 0.0
@@ -144,18 +145,31 @@ class Calls:
         return True
 
     def after(self, index: int, interrupted: bool, failed: bool) -> None:
-        """Read what the cell's run left on the pipe; judge whether its task goes on."""
+        """Read what the cell's run left on the pipe; judge whether its task goes on. Reading its
+        calls' lines counts in a task's time: once reading them took longer than the task's time
+        limit, the task has timed out."""
         planned, self.current = self.current, None
+        reading = time.monotonic()
         self._read(planned)
+        read = time.monotonic() - reading
         if planned is None or self.plan.get(index) != planned:
             return
+        self.reading[planned.task] += read
         self.spent[planned.task] += time.monotonic() - self.started
         outcome = self.outcomes[planned.task][planned.call]
         limit = self.task_seconds
         if interrupted:
             outcome = CallOutcome(
                 None,
-                f"timed out after {limit:g} s (an endless loop?) and was interrupted",
+                f"did not finish within the task's {limit:g} s (the call, or the encoding of its "
+                "result for the grader) and was interrupted",
+                "timeout",
+            )
+        elif self.reading[planned.task] > limit and outcome is not None and outcome.line:
+            outcome = CallOutcome(
+                None,
+                f"returned results that took the grader {self.reading[planned.task]:.0f} s to "
+                f"read, more than the task's {limit:g} s",
                 "timeout",
             )
         elif failed:
@@ -171,7 +185,11 @@ class Calls:
         for index, planned in self.plan.items():
             outcome = self.outcomes[planned.task][planned.call]
             if index in skipped and planned.task not in self.stopped:
-                why = "not run: the notebook's total time limit was reached"
+                why = "the notebook's total time limit was reached before this task's calls"
+                self.outcomes[planned.task][planned.call] = CallOutcome(None, why, "not run")
+                self.stopped.add(planned.task)
+            elif index in problems and outcome is None and planned.task not in self.stopped:
+                why = problems[index].removeprefix("not run: ")
                 self.outcomes[planned.task][planned.call] = CallOutcome(None, why, "not run")
                 self.stopped.add(planned.task)
             elif index in problems and outcome is not None and outcome.kind == "kernel died":
@@ -184,6 +202,8 @@ class Calls:
             if isinstance(line, Malformed):
                 if planned is None:
                     self.stray += 1
+                elif isinstance(line, Unread):
+                    self._set(planned, CallOutcome(None, str(line), line.kind))
                 else:
                     problem = f"the kernel's record of this call is malformed ({line})"
                     self._set(planned, CallOutcome(None, problem, "malformed"))

@@ -7,7 +7,8 @@ first line of each kernel is the guard's greeting with its key; every later line
 that key's signature. On
 ``inbox`` the judge writes a call's inputs (length-prefixed JSON) only when that call runs.
 The judge keeps at most ``limit`` bytes of lines per notebook; beyond that it drops them and
-says so.
+says so. A line longer than ``record.MAX_LINE_BYTES`` is dropped as it arrives, unread, and taken
+as :class:`record.TooLarge`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import json
 import os
 from pathlib import Path
 
-from book.grading.record import Malformed, parse_line, unsigned
+from book.grading.record import MAX_LINE_BYTES, Malformed, TooLarge, parse_line, unsigned
 
 HEADER_BYTES = 12  # the length prefix of an inbox message, in ASCII digits
 
@@ -42,7 +43,7 @@ class Channel:
         self.dropped = 0
         self.partial = b""
         self.skipping = False
-        self.lines: list[bytes] = []
+        self.lines: list[bytes | None] = []  # None: a line too long to read
         self.key: bytes | None = None
         self.fds: list[int] = []
         self.reader = -1
@@ -102,13 +103,18 @@ class Channel:
             data, self.skipping = data[cut + 1 :], False
         *whole, self.partial = data.split(b"\n")
         for line in whole:
-            if self.kept + len(line) > self.limit:
+            if len(line) > MAX_LINE_BYTES:
+                self.lines.append(None)
+            elif self.kept + len(line) > self.limit:
                 self.dropped += 1
             else:
                 self.kept += len(line)
                 self.lines.append(line)
-        if len(self.partial) > self.limit - self.kept:
-            self.dropped += 1
+        if len(self.partial) > min(self.limit - self.kept, MAX_LINE_BYTES):
+            if len(self.partial) > MAX_LINE_BYTES:
+                self.lines.append(None)
+            else:
+                self.dropped += 1
             self.partial, self.skipping = b"", True
 
     def take(self) -> list[dict | Malformed]:
@@ -118,6 +124,8 @@ class Channel:
         taken: list[dict | Malformed] = []
         for line in lines:
             try:
+                if line is None:
+                    raise TooLarge()
                 taken.append(self._check(line))
             except Malformed as error:
                 taken.append(error)

@@ -27,7 +27,12 @@ if __name__ != "grader":  # in the judge; in the kernel the guard provides these
     from io import StringIO
 
 MAX_DEPTH = 60
+MAX_SHARED_HASH = 8  # items of one set (or keys of one dict) with one hash: more is refused
 PASS_MARK = "\u2714"  # how a check's passing line starts
+
+
+class SharedHash(ValueError):
+    """A set or dict whose items share one hash too often to build it in linear time."""
 
 
 class Opaque:
@@ -85,14 +90,35 @@ def from_wire(data, depth=0):
         pairs = [pair for pair in data["d"] if isinstance(pair, list) and len(pair) == 2]
         if len(pairs) != len(data["d"]):
             raise ValueError("a dict whose items are not [key, value] pairs")
-        return {from_wire(k, depth + 1): from_wire(v, depth + 1) for k, v in pairs}
+        keys = spread([from_wire(k, depth + 1) for k, _ in pairs])
+        return dict(zip(keys, [from_wire(v, depth + 1) for _, v in pairs]))
     if len(data) == 1 and "s" in data and isinstance(data["s"], list):
-        return {from_wire(item, depth + 1) for item in data["s"]}
+        return set(spread([from_wire(item, depth + 1) for item in data["s"]]))
     if len(data) == 1 and "f" in data and isinstance(data["f"], list):
-        return frozenset(from_wire(item, depth + 1) for item in data["f"])
+        return frozenset(spread([from_wire(item, depth + 1) for item in data["f"]]))
     if set(data) == {"x", "r"} and isinstance(data["x"], str) and isinstance(data["r"], str):
         return Opaque(data["x"], data["r"])
     raise ValueError(f"not a wire value: {sorted(map(str, data))[:5]}")
+
+
+def spread(items):
+    """items, to make a set or dict keys of; ValueError when more than MAX_SHARED_HASH share one
+    hash, since building a set of n such items takes time in n squared (20,000 integers
+    n * (2**61 - 1) take a minute), and a value the book computes never holds them.
+
+    >>> len(spread([1, 2, 3])), len(spread([-1, -2]))  # hash(-1) == hash(-2)
+    (3, 2)
+    """
+    seen = {}
+    for item in items:
+        shared = seen.get(hash(item), 0) + 1  # TypeError for an unhashable item, as set() gives
+        if shared > MAX_SHARED_HASH:
+            raise SharedHash(
+                f"a set or dict with more than {MAX_SHARED_HASH} items or keys that share one "
+                "hash (building it would take time in the square of its size)"
+            )
+        seen[hash(item)] = shared
+    return items
 
 
 def describe(value):

@@ -7,7 +7,9 @@ kernel in a scratch folder, alone, with the restricted copy of the package. The 
 are computed here from the check module's ``judge_tasks(rng)``, with ``rng`` seeded by the seed
 the report records, so the hidden inputs are new at each grading and a grade can be reproduced:
 they are drawn in a process whose hash seed comes from the seed too (``hash_seed``), so that no
-check module drawing from a set can make them depend on anything else.
+check module drawing from a set can make them depend on anything else. The kernel's own hash
+seed is fresh and drawn from nothing it can see (``kernel_hash_seed``), so it tells nothing of
+the seed.
 """
 
 from __future__ import annotations
@@ -35,7 +37,14 @@ from book.grading import guard, harness
 from book.grading.calls import Calls
 from book.grading.channel import Channel
 from book.grading.kernel import run_cells
-from book.grading.sandbox import Environment, Limits, Sandbox, View, kernel_command
+from book.grading.sandbox import (
+    KERNEL_FOLDER,
+    Environment,
+    Limits,
+    Sandbox,
+    View,
+    kernel_command,
+)
 from book.grading.stubs import restricted_copy
 from book.grading.verdict import TaskGrade, judge_task
 from book.notebooks import error_of, stdout_of
@@ -66,6 +75,7 @@ class Grade:
     seconds: float = 0.0
     sandbox: str = ""
     cases: str = ""  # a digest of every call and expected value: equal digests, equal cases
+    refused: bool = False  # error says why the submission itself was not graded (not the grader)
 
     @property
     def points(self) -> int:
@@ -101,12 +111,20 @@ def new_seed() -> int:
 
 
 def hash_seed(seed: int) -> int:
-    """The PYTHONHASHSEED of the processes that draw the hidden cases of seed (and of the kernel).
+    """The PYTHONHASHSEED of the processes that draw the hidden cases of seed (never the kernel's:
+    ``kernel_hash_seed``).
 
     >>> hash_seed(0), hash_seed(-1) == hash_seed(4294967294)
     (1, True)
     """
     return 1 + seed % 4294967295
+
+
+def kernel_hash_seed() -> int:
+    """A fresh PYTHONHASHSEED for a graded kernel: from nothing the kernel sees, so that it tells
+    nothing of the seed of the hidden cases (1 to 4294967295; 0 would turn hashing's
+    randomization off)."""
+    return 1 + secrets.randbelow(4294967295)
 
 
 def judge_data(checks: str, seed: int) -> tuple[list[Task], tuple[str, ...]]:
@@ -223,6 +241,7 @@ def learner_cells(submission: NotebookNode, is_check) -> tuple[list[NotebookNode
 
 def grade_cells(
     path: Path,
+    data: bytes,
     exercise: str,
     submission: NotebookNode,
     is_check,
@@ -232,19 +251,23 @@ def grade_cells(
     sandbox: Sandbox,
     environment: Environment,
 ) -> Grade:
-    """Grade a submission (already read) whose check cells is_check(index, cell) recognizes;
-    environment: what the kernel sees of Python (``sandbox.python_environment()``)."""
+    """Grade a submission (already read: data its bytes) whose check cells is_check(index, cell)
+    recognizes; environment: what the kernel sees of Python (``sandbox.python_environment()``)."""
     start = time.monotonic()
     tasks, blocked = judge_data(checks, seed)
     work = Path(tempfile.mkdtemp(prefix="book-grade-"))
     try:
         scratch = work / "scratch"
         (scratch / "tmp").mkdir(parents=True)
-        shutil.copyfile(path, scratch / path.name)  # the notebook's own copy, for its code to read
-        view = View(environment, scratch, restricted_copy(work / "lib", blocked))
+        (scratch / KERNEL_FOLDER).mkdir()
+        (scratch / path.name).write_bytes(data)  # the notebook's own copy, for its code to read
+        view = View(environment, scratch, restricted_copy(work / "lib", blocked), path.name)
         mine, numbers = learner_cells(submission, is_check)
         calls = Calls(
-            tasks, Channel(scratch, MAX_CHANNEL_BYTES), 1 + len(mine), limits.cell_seconds
+            tasks,
+            Channel(scratch / KERNEL_FOLDER, MAX_CHANNEL_BYTES),
+            1 + len(mine),
+            limits.cell_seconds,
         )
         config = {
             **view.guard_config(sandbox),
@@ -252,7 +275,7 @@ def grade_cells(
             "inbox": str(calls.channel.inbox_path),
         }
         cells = [guard_cell(config), *mine, *calls.cells()]
-        command = kernel_command(sandbox, limits, view, hash_seed(seed))
+        command = kernel_command(sandbox, limits, view, kernel_hash_seed())
         try:
             problems, skipped = run_cells(
                 cells, command, scratch, limits.cell_seconds, limits.total_seconds, calls

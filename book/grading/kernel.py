@@ -27,6 +27,7 @@ from nbclient.exceptions import DeadKernelError
 from nbformat import NotebookNode
 from nbformat.v4 import new_output
 
+from book.grading.sandbox import KERNEL_FOLDER
 from book.notebooks import _Client, _run
 
 TIME_LIMIT_KEY = "grader_seconds"  # cell metadata: this cell's own time limit
@@ -204,7 +205,7 @@ def run_cells(
     hooks: Any = None,
 ) -> tuple[dict[int, str], set[int]]:
     """Run the cells in place; return ({index: problem} for cells that did not finish, skipped)."""
-    sockets = scratch / ".kernel"
+    sockets = scratch / KERNEL_FOLDER
     sockets.mkdir(exist_ok=True)
     deadline = time.monotonic() + total_seconds
     nb = NotebookNode({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})

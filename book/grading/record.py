@@ -23,13 +23,39 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from book.grading.harness import from_wire
+from book.grading.harness import SharedHash, from_wire
 
-MAX_LINE_BYTES = 64 * 1024 * 1024
+MAX_LINE_BYTES = 4 * 1024 * 1024  # a call's record, result included: no line is read if longer
 
 
 class Malformed(ValueError):
     """A line from the kernel without the shape the judge expects; the message says where."""
+
+
+class Unread(Malformed):
+    """A line the judge does not read, because reading it would cost too much; the message says
+    why, to the learner, and kind names it in the report's error class."""
+
+    kind = "unread"
+
+
+class TooLarge(Unread):
+    """A line longer than MAX_LINE_BYTES: dropped unread (decoding it could cost the judge far
+    more memory and time than its bytes)."""
+
+    kind = "too large"
+
+    def __init__(self) -> None:
+        super().__init__(
+            f"its result is over {MAX_LINE_BYTES // 2**20} MB once encoded; the grader does not "
+            "read a value that large"
+        )
+
+
+class SharedHashes(Unread):
+    """A line whose value holds a set or dict of items that share one hash (harness.SharedHash)."""
+
+    kind = "shared hash"
 
 
 def _kind(value: Any) -> str:
@@ -87,6 +113,8 @@ class Wire:
     def check(self, value: Any, where: str) -> Any:
         try:
             return from_wire(value)
+        except SharedHash as error:
+            raise SharedHashes(f"its result holds {error}; the grader does not read it") from None
         except (ValueError, TypeError, RecursionError) as error:
             raise Malformed(f"{where}: not a value the harness writes ({error})") from None
 
@@ -213,7 +241,7 @@ def unsigned(line: bytes, key: bytes) -> bytes:
 def parse_line(line: bytes, shape: Any = LINE) -> dict:
     """A line from the kernel, parsed and checked against shape; Malformed otherwise."""
     if len(line) > MAX_LINE_BYTES:
-        raise Malformed(f"line: longer than {MAX_LINE_BYTES} bytes")
+        raise TooLarge()
     try:
         data = json.loads(line)
     except (ValueError, RecursionError) as error:

@@ -6,21 +6,27 @@ escaped on the way out: control characters and the marks that reorder text come 
 
 >>> escape("ok\\x1b[2J\\u202eevil")
 'ok\\\\x1b[2J\\\\u202eevil'
+
+A CSV cell that begins with ``=``, ``+``, ``-``, ``@``, tab or carriage return gets a leading
+``'``, as OWASP's CSV-injection guidance says, so no spreadsheet reads it as a formula.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from book.grading.judge import Grade
+from book.grading.submission import learner_key
 from book.notebooks import shown
 
 SYMBOL = {"passed": "✔", "failed": "✘", "timed out": "⏱", "error": "!", "not run": "–"}
 # C0 and C1 controls (newlines and tabs too: a field is one line) and bidirectional formatting.
 CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # OWASP: what makes a spreadsheet cell a formula
 
 
 def escape(text: object) -> str:
@@ -71,16 +77,38 @@ def format_grade(grade: Grade) -> str:
 
 
 def format_class(grades: list[Grade]) -> str:
-    """One row per submission: exercise, points, tasks passed."""
+    """One row per learner and exercise: submission, points, tasks passed or why it was not
+    graded; then how the kernels were isolated."""
     names = [escape(shown(grade.submission)) for grade in grades]
+    learners = [escape(grade.learner) for grade in grades]
     width = max(len(name) for name in names + ["submission"])
-    rows = [f"{'submission':<{width}}  {'exercise':<24}  {'points':>7}  tasks passed"]
-    for name, grade in zip(names, grades):
+    who = max(len(name) for name in learners + ["learner"])
+    rows = [
+        f"{'learner':<{who}}  {'submission':<{width}}  {'exercise':<20}  {'points':>7}  "
+        "tasks passed"
+    ]
+    for learner, name, grade in zip(learners, names, grades):
         passed = sum(task.status == "passed" for task in grade.tasks)
-        score = "error" if grade.error else f"{grade.points}/{grade.max_points}"
+        score = "refused" if grade.refused else "error" if grade.error else f"{grade.points}/"
+        score += "" if grade.error else f"{grade.max_points}"
+        result = _cut(grade.error, 90) if grade.error else f"{passed}/{len(grade.tasks)}"
         exercise = escape(grade.exercise)
-        rows.append(f"{name:<{width}}  {exercise:<24}  {score:>7}  {passed}/{len(grade.tasks)}")
+        rows.append(f"{learner:<{who}}  {name:<{width}}  {exercise:<20}  {score:>7}  {result}")
+    rows += [escape(note) for note in dict.fromkeys(grade.sandbox for grade in grades)]
     return "\n".join(rows) + "\n"
+
+
+def csv_cell(value: object) -> object:
+    """A CSV cell: a number as it is, text escaped and, when a spreadsheet would read it as a
+    formula, after a "'" (OWASP's CSV-injection guidance).
+
+    >>> csv_cell("=1+1"), csv_cell("-2"), csv_cell(-2), csv_cell(chr(9) + "x"), csv_cell("bob")
+    ("'=1+1", "'-2", -2, "'\\\\x09x", 'bob')
+    """
+    if isinstance(value, (int, float)):
+        return value
+    text = escape(value)
+    return f"'{text}" if str(value).startswith(FORMULA_START) else text
 
 
 def _write_rows(path: Path, header: list[str], rows: list[list]) -> None:
@@ -89,7 +117,7 @@ def _write_rows(path: Path, header: list[str], rows: list[list]) -> None:
     with open(path, "w", newline="", encoding="utf-8") as file:
         writer = csv.writer(file)
         writer.writerow(header)
-        writer.writerows([[escape(cell) for cell in row] for row in rows])
+        writer.writerows([[csv_cell(cell) for cell in row] for row in rows])
 
 
 def write_csv(grades: list[Grade], path: Path) -> None:
@@ -186,16 +214,31 @@ def learner_report(grades: list[Grade]) -> str:
     return "\n".join(lines)
 
 
+def report_names(learners: list[str]) -> dict[str, str]:
+    """learner -> the name of their report file (without .txt): their name with anything but
+    letters, digits, '.' and '-' as '_', cut to 80 characters; names that would read alike (on a
+    file system that ignores case, too) end in '~' and a digest of the learner's name instead,
+    and no plain name holds a '~'. No loop: each name is computed once.
+
+    >>> report_names(["alice", "a b", "a_b"])
+    {'alice': 'alice', 'a b': 'a_b~c8687a08aa5d6ed2', 'a_b': 'a_b~648fa9b31bc7ff7e'}
+    """
+    plain = {learner: re.sub(r"[^\w.-]+", "_", learner)[:80] or "learner" for learner in learners}
+    counts = Counter(name.casefold() for name in plain.values())
+    return {
+        learner: name
+        if counts[name.casefold()] == 1
+        else f"{name}~{hashlib.sha256(learner.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+        for learner, name in plain.items()
+    }
+
+
 def write_reports(grades: list[Grade], folder: Path) -> None:
     """Write folder/<learner>.txt for every learner (every submission has one)."""
     folder.mkdir(parents=True, exist_ok=True)
     by_learner: dict[str, list[Grade]] = defaultdict(list)
     for grade in grades:
-        by_learner[grade.learner or grade.submission.stem].append(grade)
-    used: set[str] = set()
+        by_learner[learner_key(grade.learner or grade.submission.stem)].append(grade)
+    names = report_names(list(by_learner))
     for learner, theirs in by_learner.items():
-        safe = base = re.sub(r"[^\w.-]+", "_", learner) or "learner"
-        while safe.lower() in used:  # two names that read alike get two files
-            safe = f"{base}-{len(used)}"
-        used.add(safe.lower())
-        (folder / f"{safe}.txt").write_text(learner_report(theirs), encoding="utf-8")
+        (folder / f"{names[learner]}.txt").write_text(learner_report(theirs), encoding="utf-8")

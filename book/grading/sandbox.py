@@ -5,7 +5,11 @@ interpreter, its standard library, the virtual environment's packages, the syste
 they load), the restricted copy of the book package (mounted where the package lives), its
 scratch folder (writable, holding its copy of the notebook) and nothing else of the machine: no
 home, no repository, no other submission, no other copy of the course, even one installed in a
-folder the environment uses (such a copy is hidden behind an empty folder). It has no network,
+folder the environment uses (such a copy is hidden behind an empty folder). Its scratch folder
+is a tmpfs of ``Limits.scratch_mb`` inside the sandbox, so what it writes fills that, not the
+grader's disk; only the notebook's copy (read-only) and the folder of its sockets and the
+judge's pipes (``KERNEL_FOLDER``, which the guard refuses to the notebook's code) come from
+outside. It has no network,
 its own process namespace (nothing it starts outlives it), dies with the grader, and its
 environment holds only the variables a kernel needs (``kernel_env``).
 
@@ -28,6 +32,7 @@ from pathlib import Path
 from book.grading.stubs import PACKAGE
 
 SANDBOXES = ("bubblewrap", "none")
+KERNEL_FOLDER = ".kernel"  # in the scratch folder: the kernel's sockets and the judge's pipes
 MISSING = (
     "bubblewrap (bwrap) {why}, and the grader does not run learners' code without a sandbox. "
     "Install it (Debian: apt-get install bubblewrap, or make grader-deps), or grade inside a "
@@ -51,12 +56,14 @@ class Unavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class Limits:
-    """Time per cell and per notebook (seconds), memory (MB of address space), file size (MB)."""
+    """Time per cell and per notebook (seconds), memory (MB of address space), file size (MB),
+    the scratch folder's size (MB, in the sandbox)."""
 
     cell_seconds: float = 30
     total_seconds: float = 600
     memory_mb: int = 4096
     file_mb: int = 256
+    scratch_mb: int = 128
 
 
 @dataclass(frozen=True)
@@ -229,11 +236,13 @@ def python_environment() -> Environment:
 
 @dataclass(frozen=True)
 class View:
-    """What one graded kernel sees: the environment, its scratch folder, the restricted package."""
+    """What one graded kernel sees: the environment, its scratch folder, the restricted package,
+    the notebook's copy (its name in the scratch folder)."""
 
     environment: Environment
     scratch: Path
     lib: Path
+    notebook: str = ""
 
     def guard_config(self, sandbox: Sandbox) -> dict:
         """The guard's path prefixes: readable, writable, hidden (even inside a readable one),
@@ -244,7 +253,11 @@ class View:
         return {
             "readable": readable + (package if sandbox.isolated else []),
             "writable": [str(self.scratch)],
-            "hidden": list(self.environment.masked) + ([] if sandbox.isolated else package),
+            "hidden": [
+                *self.environment.masked,
+                str(self.scratch / KERNEL_FOLDER),
+                *([] if sandbox.isolated else package),
+            ],
             "noted": [
                 str(root / part)
                 for root in (self.lib / "book", PACKAGE)
@@ -252,8 +265,9 @@ class View:
             ],
         }
 
-    def bwrap_args(self, sandbox: Sandbox) -> list[str]:
-        """bubblewrap's arguments: an empty root, then only what the kernel may see."""
+    def bwrap_args(self, sandbox: Sandbox, scratch_mb: int = Limits.scratch_mb) -> list[str]:
+        """bubblewrap's arguments: an empty root, then only what the kernel may see; the scratch
+        folder a tmpfs of scratch_mb with the notebook's copy and the sockets' folder in it."""
         args = [sandbox.bwrap, "--unshare-all", "--die-with-parent", "--new-session"]
         args += ["--dev", "/dev", "--proc", "/proc"]
         for target, link in self.environment.links:
@@ -264,8 +278,13 @@ class View:
             args += ["--tmpfs", path]
         args += ["--ro-bind", str(self.lib), str(self.lib)]
         args += ["--ro-bind", str(self.lib / "book"), str(PACKAGE)]
-        args += ["--bind", str(self.scratch), str(self.scratch), "--chdir", str(self.scratch)]
-        return args
+        scratch, sockets = str(self.scratch), str(self.scratch / KERNEL_FOLDER)
+        args += ["--size", str(scratch_mb * 2**20), "--tmpfs", scratch, "--dir", f"{scratch}/tmp"]
+        args += ["--bind", sockets, sockets]
+        if self.notebook:
+            copy = str(self.scratch / self.notebook)
+            args += ["--ro-bind", copy, copy]
+        return [*args, "--chdir", scratch]
 
 
 def kernel_env(scratch: Path, lib: Path, hash_seed: int, parent: int) -> dict[str, str]:
@@ -276,7 +295,7 @@ def kernel_env(scratch: Path, lib: Path, hash_seed: int, parent: int) -> dict[st
         "IPYTHONDIR": str(scratch / ".ipython"),
         "MPLCONFIGDIR": str(scratch / ".matplotlib"),
         "XDG_CACHE_HOME": str(scratch / ".cache"),
-        "JUPYTER_RUNTIME_DIR": str(scratch / ".kernel"),
+        "JUPYTER_RUNTIME_DIR": str(scratch / KERNEL_FOLDER),
         "PATH": str(Path(sys.executable).parent),
         "LANG": "C.UTF-8",
         "MPLBACKEND": "agg",
@@ -308,5 +327,5 @@ def kernel_command(
     launch += [item for name, value in env.items() for item in ("--env", f"{name}={value}")]
     inner = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
     if sandbox.isolated:
-        return [*launch, "--", *view.bwrap_args(sandbox), *inner], {}
+        return [*launch, "--", *view.bwrap_args(sandbox, limits.scratch_mb), *inner], {}
     return [*launch, "--", *inner], {}

@@ -3,8 +3,9 @@
 ``python -m book.grading.workers JOB RESULT`` grades the one notebook a JOB file describes and
 writes its grade to RESULT. ``grade_all`` starts one such process per notebook, with the hash
 seed its hidden cases need (``judge.hash_seed``), so ``--seed`` gives the same cases whatever
-the grader's own ``PYTHONHASHSEED``. Whatever a notebook does to its worker (a crash, a hang,
-a grader error), the class goes on: that learner gets an error grade, the others theirs.
+the grader's own ``PYTHONHASHSEED`` (the kernel it starts gets a hash seed of its own).
+Whatever a notebook does to its worker (a crash, a hang, a grader error), the class goes on:
+that learner gets an error grade, the others theirs.
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ class Job:
     roots: list[str]
     sandbox: str
     environment: dict  # sandbox.Environment's fields, found once for the whole class
+    expected: str | None = None  # the class's exercise (None: each notebook's own)
+    learner: str = ""
+    notes: tuple[str, ...] = ()
 
     def run(self) -> Grade:
         """Grade the notebook in this process."""
@@ -53,12 +57,14 @@ class Job:
             [Path(root) for root in self.roots],
             self.sandbox,
             Environment.from_dict(self.environment),
+            self.expected,
+            self.learner,
+            tuple(self.notes),
         )
 
 
 def grade_in_worker(job: Job) -> Grade:
     """Grade job's notebook in a fresh worker process; an error grade if the worker fails."""
-    path = Path(job.path)
     timeout = job.limits["total_seconds"] + STARTUP_SECONDS
     with tempfile.TemporaryDirectory(prefix="book-grade-job-") as folder:
         job_file, result = Path(folder) / "job.json", Path(folder) / "grade.json"
@@ -78,7 +84,7 @@ def grade_in_worker(job: Job) -> Grade:
             stop(worker)
             worker.communicate()
             why = f"grading took longer than {timeout:g} s and was stopped"
-            return Grade(path, "", error=why, seed=job.seed, sandbox=find_sandbox(job.sandbox).note)
+            return failed(job, why)
         finally:
             RUNNING.discard(worker)
         try:
@@ -88,9 +94,20 @@ def grade_in_worker(job: Job) -> Grade:
             why = (
                 f"the grader's worker failed on this notebook (exit {worker.returncode}: {last[0]})"
             )
-            return Grade(
-                path, "", error=why[:500], seed=job.seed, sandbox=find_sandbox(job.sandbox).note
-            )
+            return failed(job, why[:500])
+
+
+def failed(job: Job, why: str) -> Grade:
+    """The grade of a job whose worker gave none: why, for the learner's row and report."""
+    return Grade(
+        Path(job.path),
+        job.expected or "",
+        job.learner,
+        notes=list(job.notes),
+        error=why,
+        seed=job.seed,
+        sandbox=find_sandbox(job.sandbox).note,
+    )
 
 
 def stop(worker: subprocess.Popen) -> None:
