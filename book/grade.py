@@ -25,15 +25,15 @@ order (``submission.CHOICE``), and the row names the others.
 
 The grader runs a copy of the learner's cells in a fresh kernel, in a bubblewrap sandbox that
 shows only the Python environment, the book's package with its references stubbed and the
-notebook's scratch folder (a tmpfs of 128 MB), with no network, with time and memory limits,
-and with an environment of its own (its hash seed too: fresh, unrelated to the seed). Then
-it calls the learner's functions on the check's fixed cases and on hidden cases drawn fresh
-from a seed, one call at a time, gets plain values back (at most 4 MB each, read in time
-linear in their size, counted in the task's time limit), and compares them here with the values
-the book's reference computes. Nothing the kernel prints counts, and
-every line it sends is checked before it is believed. The submission is never modified. Each
-notebook is graded in a process of its own, ``--jobs`` at a time; whatever one notebook does,
-the others are graded and every learner gets a row and a report.
+notebook's scratch folder (a tmpfs of 128 MB), with no network, with time and memory limits, and
+with an environment of its own (its hash seed too: a keyed hash of the seed, with a key the
+kernel never sees). Then it calls the learner's functions on the check's fixed cases and on
+hidden cases drawn fresh from a seed, one call at a time, gets plain values back (at most 4 MB
+each, read in time linear in their size, counted in the task's time limit), and compares them
+here with the values the book's reference computes. Nothing the kernel prints counts, and every
+line it sends is checked before it is believed. The submission is never modified. Each notebook
+is graded in a process of its own, ``--jobs`` at a time; whatever one notebook does, the others
+are graded and every learner gets a row and a report.
 
 Without bubblewrap the grader refuses to grade, unless ``--sandbox none`` is given, as two
 words before any ``--`` (inside a container or a virtual machine that holds nothing else); then

@@ -242,7 +242,8 @@ def test_the_kernel_hash_seed_is_not_the_seed_s(tmp_path, monkeypatch):
     monkeypatch.setattr(judge, "run_cells", run_cells)
     monkeypatch.setenv("PYTHONHASHSEED", str(judge.hash_seed(5)))
     path = notebook(tmp_path)
-    for _ in range(3):
+    for state in ("a", "a", "b"):  # the same machine twice, then another machine's key
+        monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / state))
         with pytest.raises(judge.KernelUnavailable):
             judge.grade_cells(
                 path,
@@ -262,8 +263,16 @@ def test_the_kernel_hash_seed_is_not_the_seed_s(tmp_path, monkeypatch):
         for arg in command
         if arg.startswith("PYTHONHASHSEED=")
     ]
-    assert len(seeds) == 3 and str(judge.hash_seed(5)) not in seeds and len(set(seeds)) > 1
+    assert len(seeds) == 3 and str(judge.hash_seed(5)) not in seeds
+    assert seeds[0] == seeds[1] != seeds[2]  # reproducible with the key, unknowable without it
     assert all(1 <= int(seed) <= 4294967295 for seed in seeds)
+
+
+def test_the_grader_key_is_made_once_and_kept(tmp_path):
+    path = tmp_path / "state" / "book-grader" / "key"
+    first = judge.grader_key(path)
+    assert len(first) == 32 and judge.grader_key(path) == first
+    assert path.stat().st_mode & 0o777 == 0o600 and list(path.parent.iterdir()) == [path]
 
 
 def test_report_names_are_distinct_without_a_loop():

@@ -8,14 +8,15 @@ are computed here from the check module's ``judge_tasks(rng)``, with ``rng`` see
 the report records, so the hidden inputs are new at each grading and a grade can be reproduced:
 they are drawn in a process whose hash seed comes from the seed too (``hash_seed``), so that no
 check module drawing from a set can make them depend on anything else. The kernel's own hash
-seed is fresh and drawn from nothing it can see (``kernel_hash_seed``), so it tells nothing of
-the seed.
+seed comes from the seed and a key that only the grader's machine holds (``kernel_hash_seed``):
+the same seed grades the same way again, and the kernel can learn nothing of the seed from it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import hmac
 import importlib
 import json
 import os
@@ -120,11 +121,47 @@ def hash_seed(seed: int) -> int:
     return 1 + seed % 4294967295
 
 
-def kernel_hash_seed() -> int:
-    """A fresh PYTHONHASHSEED for a graded kernel: from nothing the kernel sees, so that it tells
-    nothing of the seed of the hidden cases (1 to 4294967295; 0 would turn hashing's
-    randomization off)."""
-    return 1 + secrets.randbelow(4294967295)
+def grader_key_path() -> Path:
+    """Where this machine's grader key lives: outside every folder the sandbox shows a kernel."""
+    state = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(state) / "book-grader" / "key"
+
+
+def grader_key(path: Path | None = None) -> bytes:
+    """This machine's secret for the kernels' hash seeds: 32 random bytes, made on first use.
+
+    Made under a temporary name and linked into place, so graders started together agree on one.
+    """
+    path = path or grader_key_path()
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as made:
+        made.write(secrets.token_bytes(32))
+    try:
+        os.chmod(made.name, 0o600)
+        os.link(made.name, path)
+    except FileExistsError:
+        pass  # another grader made it first: theirs is the key
+    finally:
+        os.unlink(made.name)
+    return path.read_bytes()
+
+
+def kernel_hash_seed(seed: int, key: bytes) -> int:
+    """The PYTHONHASHSEED of the kernel that runs a notebook graded with seed: a keyed hash of it.
+
+    The kernel never sees the key, so its hash seed tells nothing of the hidden cases' seed, and
+    the same seed gives the same kernel again (a grade reproduces). 1 to 4294967295: 0 would turn
+    hashing's randomization off.
+
+    >>> kernel_hash_seed(5, b"k") == kernel_hash_seed(5, b"k") != kernel_hash_seed(5, b"other")
+    True
+    """
+    digest = hmac.new(key, str(seed).encode(), hashlib.sha256).digest()
+    return 1 + int.from_bytes(digest[:8], "big") % 4294967295
 
 
 def judge_data(checks: str, seed: int) -> tuple[list[Task], tuple[str, ...]]:
@@ -275,7 +312,7 @@ def grade_cells(
             "inbox": str(calls.channel.inbox_path),
         }
         cells = [guard_cell(config), *mine, *calls.cells()]
-        command = kernel_command(sandbox, limits, view, kernel_hash_seed())
+        command = kernel_command(sandbox, limits, view, kernel_hash_seed(seed, grader_key()))
         try:
             problems, skipped = run_cells(
                 cells, command, scratch, limits.cell_seconds, limits.total_seconds, calls
