@@ -15,7 +15,20 @@ import pytest
 from book.checks.spec import TaskSpec
 from book.grading.calls import judge_in_process
 
-CHAPTERS = ("ch01", "ch02", "ch03", "ch04", "ch05", "ch06", "ch07", "ch08", "ch09", "ch10", "demo")
+CHAPTERS = (
+    "ch01",
+    "ch02",
+    "ch03",
+    "ch04",
+    "ch05",
+    "ch06",
+    "ch07",
+    "ch08",
+    "ch09",
+    "ch10",
+    "ch12",
+    "demo",
+)
 # Seed 1 in make test-fast; seeds 2-20 in make test (marked slow).
 SEEDS = [1, *(pytest.param(seed, marks=pytest.mark.slow) for seed in range(2, 21))]
 SPECS = [
