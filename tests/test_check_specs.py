@@ -27,6 +27,7 @@ CHAPTERS = (
     "ch09",
     "ch10",
     "ch11",
+    "ch12",
     "demo",
 )
 # Seed 1 in make test-fast; seeds 2-20 in make test (marked slow).
