@@ -29,20 +29,37 @@ from book.notebooks import notebook_text
 
 DOCSTRING = re.compile(r'"""(?P<text>(?:(?!""").)+)"""')
 TRAILING_COMMENT = re.compile(r"(?P<code>[^#'\"]*\S)  # (?P<comment>.*)")
+CLOSING = re.compile(r"[,)\]}]*")
 PREFIX = re.compile(r"^(?P<prefix>[rRbBfFuU]{0,2})(?P<quote>'|\")")
 
 
 def cut_point(body: str, limit: int, is_f: bool) -> int | None:
-    """Where to cut a literal's body (after a space, before ``limit``), or None."""
+    r"""Where to cut a literal's body (after a space or a ``\n``, before ``limit``), or None.
+
+    >>> cut_point("ab cd", 4, False), cut_point("a\\nb", 4, False), cut_point("{a b}", 5, True)
+    (3, 3, None)
+    """
     depth, best = 0, None
     for index, char in enumerate(body[:limit]):
         if is_f and char == "{":
             depth += 1
         elif is_f and char == "}":
             depth -= 1
-        elif char == " " and depth == 0 and index > 0 and body[index - 1] != "\\":
-            best = index + 1  # the space stays at the end of the first part
+        elif depth == 0 and index > 0:
+            after_space = char == " " and body[index - 1] != "\\"
+            if after_space or (char == "n" and escaped(body, index - 1)):
+                best = index + 1  # the space or the newline stays at the end of the first part
     return best if best and best < len(body) else None
+
+
+def escaped(body: str, index: int) -> bool:
+    r"""Whether the backslash at ``index`` starts an escape (an odd run of backslashes ends there).
+
+    >>> escaped("a\\\\n", 2), escaped("a\\n", 1)
+    (False, True)
+    """
+    run = len(body[: index + 1]) - len(body[: index + 1].rstrip("\\"))
+    return body[index] == "\\" and run % 2 == 1
 
 
 def split_line(source: str, width: int) -> str | None:
@@ -59,7 +76,11 @@ def split_line(source: str, width: int) -> str | None:
         elif token.type == tokenize.OP and token.string in ")]}":
             depth -= 1
         (row, col), (end_row, end_col) = token.start, token.end
-        if token.type != tokenize.STRING or row != end_row or end_col <= width:
+        if token.type != tokenize.STRING or row != end_row:
+            continue
+        # A literal crosses the column itself, or only by the brackets and comma closing it.
+        rest = lines[row - 1].rstrip("\n")[end_col:]
+        if end_col + len(CLOSING.match(rest)[0]) <= width:
             continue
         match = PREFIX.match(token.string)
         if match is None or token.string[match.end() :].startswith(match["quote"] * 2):
