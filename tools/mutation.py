@@ -439,6 +439,8 @@ def write(results: dict) -> None:
     """The JSON results, the table and README's summary."""
     RESULTS.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
     covered = ", ".join(_coverage(c, rows) for c, rows in sorted(results.items()) if rows)
+    missing = [chapter for chapter in chapters() if not results.get(chapter)]
+    covered += f"; not analysed yet: {', '.join(missing)}" if missing else ""
     TABLE.write_text(
         "# Mutation analysis of the exercise checks\n\n"
         "Made by `make mutation` (`tools/mutation.py`, which says how); chapters covered: "
