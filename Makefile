@@ -10,7 +10,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 DOWNLOADS := .cache/downloads
 
-.PHONY: book test test-fast lint format-notebooks bench timings setup setup-test encodings vocabularies exercises browser-deps clean
+.PHONY: book test test-fast lint format-notebooks bench timings mutation setup setup-test encodings vocabularies exercises browser-deps clean
 
 book: setup _build/.package-stamp
 	$(PY) tools/build_book.py .
@@ -95,6 +95,12 @@ browser-deps: $(VENV)/.dev-installed
 # The fast BPE trainer and encoder against tokenizers and tiktoken, as ratios from one process.
 bench: setup
 	$(PY) benchmarks/bench_bpe.py
+
+# How adequate each task's cases are: mutants of its reference killed by fixed cases, by hidden
+# ones, or equivalent (tools/mutation.py; an hour or more on one core). ARGS passes options, e.g.
+# make mutation ARGS="--chapter 05 --jobs 2"; writes benchmarks/mutation.md and README's summary.
+mutation: setup
+	$(PY) tools/mutation.py $(ARGS)
 
 # Regenerate exercises/ from solutions/ (the single source).
 exercises: setup
