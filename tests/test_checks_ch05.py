@@ -189,3 +189,10 @@ def test_stream_decode_reference_spells_the_replace_decoding(tokens):
 def test_stream_decode_reference_on_valid_text_is_the_text(text):
     vocab = {i: bytes([i]) for i in range(256)}
     assert "".join(stream_decode_reference(list(text.encode()), vocab)) == text
+
+
+def test_shrink_draws_hidden_cases_on_every_seed():
+    """Seed 935 once drew a text with no merge of merges, and drawing its cases raised."""
+    (group,) = [g for g in next(s for s in ch05.SPECS if s.name == "shrink").groups if g.hidden]
+    for seed in range(900, 1000):
+        assert len(group.hidden(random.Random(seed))) == 4
