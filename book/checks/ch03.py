@@ -334,6 +334,7 @@ HAPAX_CASES = [
     ("a b a c".split(), 4),
     ("a b a c".split(), 2),
     ("a b a c".split(), 3),
+    ("a b a c".split(), 1),
     ("a b a c d d".split(), 99),
     ("a a a".split(), 3),
     ("x y z x y w".split(), 4),
