@@ -722,8 +722,8 @@ def _budget_draw(rng: random.Random) -> tuple:
     """A passage window or a made-up text, a ranking of its characters (now and then of a
     longer text that holds it, as the chapter ranks all the passages), and a target that one
     k reaches exactly (so that 'at least' is tested), that rounds from one (so that rounding
-    is), or 1.0, which no vocabulary is needed for. Never empty: _budget_hidden adds
-    the empty text."""
+    is), or 1.0, which no vocabulary is needed for. Never empty: the group's fixed case
+    is the empty text."""
     language = rng.choice(sorted(corpora.parallel()))
     text = window(rng, corpora.parallel()[language], rng.randint(5, 60))
     if rng.random() < 0.4:
@@ -739,17 +739,24 @@ def _budget_draw(rng: random.Random) -> tuple:
     return text, ranked, 1.0
 
 
+def _budget_empty() -> Cases:
+    """A fixed case of the drawn group: a missing ValueError, a slip no known mistake makes,
+    costs this group's point alone."""
+    return [(("", ["a"], 1.0), "an empty text raises ValueError")]
+
+
 def _budget_hidden(rng: random.Random) -> Cases:
-    """Drawn cases that catch every known mistake, and an empty text: a missing ValueError,
-    a slip no known mistake makes, costs this group's point alone."""
-    empty: Cases = [(("", ["a"], 1.0), "an empty text raises ValueError")]
-    return empty + drawn_until_caught(rng, _budget_draw, FALLBACK_BUDGET)
+    """Drawn cases that catch every known mistake."""
+    return drawn_until_caught(rng, _budget_draw, FALLBACK_BUDGET)
 
 
 FALLBACK_BUDGET = TaskSpec(
     "fallback_budget",
     fallback_budget_reference,
-    (Group("the examples", 2, _budget_examples), Group("random texts", 1, hidden=_budget_hidden)),
+    (
+        Group("the examples", 2, _budget_examples),
+        Group("random texts", 1, _budget_empty, _budget_hidden),
+    ),
     (
         Mistake(
             "an unknown character falls back to one token per UTF-8 byte, not to one token",

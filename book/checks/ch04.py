@@ -941,6 +941,7 @@ def _wrong_examples() -> Cases:
         ((hug, HUG, "</w>", hug_merges[:2]), "after two merges"),
         (({("u", "n"): 16, ("h", "ug"): 15}, HUG, None, hug_merges[:1]), "the course's counts"),
         ((made_up, HUG, None, []), "keep the order of claimed"),
+        (({("x", "y"): 0, ("q", "u"): 1, ("u", "g"): 20}, HUG, None, []), "absent pairs count 0"),
         ((claims, LOW, None, cs336_merges[:3]), "merges learned with CS336's rule"),
         ((hug, HUG, None, [(("n", "</w>"), 0), (("h", "u"), 0)]), "merges written by hand"),
     ]
