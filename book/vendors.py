@@ -56,7 +56,7 @@ MODELS: dict[str, Model] = {
     "StarCoder2": Model(
         "BigCode", "StarCoder2-3B", "starcoder", "2024-02", "lozhkov2024starcoder2"
     ),
-    "Command-R": Model("Cohere", "Command R", "command-r", "2024-03", "cohere2024commandr"),
+    "Command-R": Model("Cohere", "Command R", "command-r", "2024-03", "cohere2024commandrdocs"),
     "Llama 3": Model("Meta", "Llama 3", "llama-bpe", "2024-04", "meta2024llama3blog"),
     "Phi-3": Model("Microsoft", "Phi-3-mini", "phi-3", "2024-04", "abdin2024phi3"),
     "GPT-4o": Model("OpenAI", "GPT-4o", "o200k_base", "2024-05", "openai2024gpt4o"),
