@@ -104,7 +104,7 @@ def heat_map(
     for (row, column), value in np.ndenumerate(table if numbers else []):
         colour = "white" if value > middle else "black"
         ax.text(column, row, f"{value:.1f}", ha="center", va="center", color=colour)
-    ax.set_xticks(range(len(columns)), columns, rotation=90)
+    ax.set_xticks(range(len(columns)), columns, rotation=90 if len(columns) > 4 else 0)
     ax.set_yticks(range(len(rows)), rows)
     ax.xaxis.tick_top()
     ax.grid(False)
