@@ -12,16 +12,28 @@ encode every other part as ordinary text.
 (256, 257, 1)
 
 Works with a ``tiktoken.Encoding`` as well as with the book's :class:`RegexTokenizer`.
+
+A model's own template is a Jinja program (``tokenizer.chat_template``); ``render_chat_template``
+runs it as ``transformers``' ``apply_chat_template`` does, and ``encode_rendered`` encodes the
+result as Hugging Face and llama.cpp do: the text of every special token becomes its id.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
 from typing import Protocol
+
+import jinja2
+from jinja2.ext import loopcontrols
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from book.tokenizers import RegexTokenizer  # noqa: F401 (the examples)
 from book.tokenizers.bpe.patterns import special_token_regex
+from book.tokenizers.formats.gguf import SPECIAL_NAMES
 
 __all__ = [
     "Trusted",
@@ -36,6 +48,11 @@ __all__ = [
     "special_positions",
     "split_on_special_tokens",
     "pad_batch",
+    "ChatTemplateError",
+    "compile_chat_template",
+    "render_chat_template",
+    "gguf_chat_template",
+    "encode_rendered",
 ]
 
 
@@ -93,13 +110,21 @@ def encode_parts(tokenizer: SpecialTokenEncoder, parts: Iterable[Part]) -> list[
 def special_tokens_of(tokenizer) -> dict[str, int]:
     """``{text: id}`` of the special tokens of a book tokenizer or a ``tiktoken.Encoding``.
 
+    A tokenizer of pieces (SentencePiece's) counts its control, user-defined and unknown
+    pieces, those llama.cpp matches in text (``cache_special_tokens`` in ``llama-vocab.cpp``);
+    a tokenizer with none of these has no special tokens.
+
     >>> special_tokens_of(RegexTokenizer(special_tokens={"<|end|>": 300}))
     {'<|end|>': 300}
     """
     if isinstance(getattr(tokenizer, "special_tokens", None), Mapping):
         return dict(tokenizer.special_tokens)
-    names = sorted(tokenizer.special_tokens_set)  # tiktoken: a set of names, ids on request
-    return {name: tokenizer.encode_single_token(name) for name in names}
+    if hasattr(tokenizer, "special_tokens_set"):  # tiktoken: a set of names, ids on request
+        names = sorted(tokenizer.special_tokens_set)
+        return {name: tokenizer.encode_single_token(name) for name in names}
+    pieces = getattr(tokenizer, "pieces", None) or ()
+    kinds = ("control", "user_defined", "unknown")
+    return {p.piece: i for i, p in enumerate(pieces) if p.kind in kinds}
 
 
 def special_positions(tokenizer, ids: Sequence[int]) -> list[int]:
@@ -329,3 +354,164 @@ def pad_batch(
             padded.append([*[pad_id] * fill, *ids])
             masks.append([0] * fill + [1] * len(ids))
     return padded, masks
+
+
+# --- A model's own template: Jinja, run as transformers runs it ---------------------------------
+
+
+class ChatTemplateError(ValueError):
+    """A chat template could not be compiled or rendered; the message says why."""
+
+
+class _Refused(jinja2.TemplateError):
+    """Raised by the template itself, through ``raise_exception``."""
+
+
+def _raise_exception(message: str):
+    raise _Refused(message)
+
+
+def _tojson(value, ensure_ascii=False, indent=None, separators=None, sort_keys=False) -> str:
+    # transformers' tojson: plain json.dumps, where Jinja's own escapes <, >, & and ' for HTML.
+    return json.dumps(
+        value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
+    )
+
+
+def _strftime_now(format: str) -> str:
+    return datetime.now().strftime(format)  # the clock: the one input that varies between runs
+
+
+class _UnprintableUndefined(jinja2.Undefined):
+    """Jinja's Undefined (false, empty when iterated), except that writing it out is an error.
+
+    transformers writes a missing variable as "" (a template's ``{{ bos_token }}`` without a
+    ``bos_token`` silently loses the BOS); here it fails, naming the variable.
+    """
+
+    __str__ = jinja2.Undefined._fail_with_undefined_error
+
+
+@lru_cache(maxsize=64)
+def compile_chat_template(source: str) -> jinja2.Template:
+    """``source`` compiled as ``transformers``' ``_compile_jinja_template`` compiles it.
+
+    A sandbox whose objects cannot be changed (``ImmutableSandboxedEnvironment``),
+    ``trim_blocks`` and ``lstrip_blocks``, the ``loopcontrols`` extension, the globals
+    ``raise_exception`` and ``strftime_now``, and transformers' ``tojson`` filter. Not its
+    ``{% generation %}`` tag (for assistant masks): such a template is refused as not valid.
+
+    >>> compile_chat_template("{{ messages | length }}").render(messages=[1, 2])
+    '2'
+    """
+    if not isinstance(source, str):
+        raise TypeError(f"a chat template is a str of Jinja, got {type(source).__name__}")
+    env = ImmutableSandboxedEnvironment(
+        trim_blocks=True,
+        lstrip_blocks=True,
+        extensions=[loopcontrols],
+        undefined=_UnprintableUndefined,
+    )
+    env.filters["tojson"] = _tojson
+    env.globals["raise_exception"] = _raise_exception
+    env.globals["strftime_now"] = _strftime_now
+    try:
+        return env.from_string(source)
+    except jinja2.TemplateSyntaxError as error:
+        raise ChatTemplateError(
+            f"the chat template is not valid Jinja (line {error.lineno}): {error.message}"
+        ) from None
+
+
+def render_chat_template(
+    source: str,
+    messages: Sequence[Message],
+    *,
+    add_generation_prompt: bool = False,
+    **variables,
+) -> str:
+    """The text of ``messages`` under the Jinja chat template ``source``.
+
+    As ``apply_chat_template(messages, tokenize=False)``: the template sees ``messages``,
+    ``add_generation_prompt`` (False by default, as there), ``tools`` and ``documents`` (None
+    unless given) and ``variables``, which should hold the special tokens' texts the template
+    writes (``bos_token``, ``eos_token``; :func:`gguf_chat_template` gives them). For reading,
+    or for :func:`encode_rendered`; contents are not kept apart from markup any more.
+
+    >>> render_chat_template("{{ bos_token }}{{ messages[0]['content'] }}",
+    ...                      [{"role": "user", "content": "Hi"}], bos_token="<s>")
+    '<s>Hi'
+    """
+    template = compile_chat_template(source)
+    context = {"tools": None, "documents": None, **variables}
+    try:
+        return template.render(
+            messages=list(messages), add_generation_prompt=add_generation_prompt, **context
+        )
+    except _Refused as error:
+        raise ChatTemplateError(f"the chat template refused the conversation: {error}") from None
+    except jinja2.UndefinedError as error:
+        raise ChatTemplateError(
+            f"the chat template uses a value it was not given: {error.message}. Pass the "
+            "special tokens it writes as keywords (bos_token=..., eos_token=...) and give each "
+            "message the keys the template reads"
+        ) from None
+    except jinja2.exceptions.SecurityError as error:
+        raise ChatTemplateError(f"the sandbox stopped the chat template: {error}") from None
+
+
+SPECIAL_TOKEN_VARIABLES = ("bos", "eos", "unk", "pad")  # transformers' special_tokens_map names
+_GGUF_NAMES = {short: long for long, short in SPECIAL_NAMES.items()}  # "unk" -> "unknown"
+
+
+def gguf_chat_template(metadata: Mapping[str, object], path="the file") -> tuple[str, dict]:
+    """The chat template of a GGUF file's metadata, and the variables to render it with.
+
+    The variables are ``bos_token``, ``eos_token``, ... : the texts of the special tokens the
+    file names (``tokenizer.ggml.bos_token_id`` ...), as ``apply_chat_template`` passes them.
+
+    >>> meta = {"tokenizer.chat_template": "{{ bos_token }}", "tokenizer.ggml.tokens": ["<s>"],
+    ...         "tokenizer.ggml.bos_token_id": 0}
+    >>> gguf_chat_template(meta)
+    ('{{ bos_token }}', {'bos_token': '<s>'})
+    """
+    source = metadata.get("tokenizer.chat_template")
+    if not isinstance(source, str):
+        raise ChatTemplateError(
+            f"{path} has no chat template (no tokenizer.chat_template key): its model was "
+            "released without one, so there is no format to apply"
+        )
+    tokens = metadata.get("tokenizer.ggml.tokens") or ()
+    variables = {}
+    for name in SPECIAL_TOKEN_VARIABLES:
+        token_id = metadata.get(f"tokenizer.ggml.{_GGUF_NAMES.get(name, name)}_token_id")
+        if isinstance(token_id, int) and 0 <= token_id < len(tokens):
+            variables[f"{name}_token"] = tokens[token_id]
+    return source, variables
+
+
+def encode_rendered(tokenizer, text: str, *, add_special_tokens: bool = False) -> list[int]:
+    """Ids of a rendered template: each special token's text becomes its id, the rest is text.
+
+    What Hugging Face's tokenizers and llama.cpp (``parse_special``) do with a rendered chat,
+    so only for text the application trusts (see :func:`encode_chat` for user text).
+    ``add_special_tokens=True`` also adds what the tokenizer adds around every text (its
+    ``add_bos_token``: BOS); a template that writes BOS itself then gets two (llama.cpp warns
+    of it). Between special tokens each part is encoded on its own, so a SentencePiece
+    tokenizer puts its dummy prefix after each special token, as llama.cpp does.
+
+    >>> tok = RegexTokenizer(special_tokens={"<s>": 256})
+    >>> encode_rendered(tok, "<s>hi")
+    [256, 104, 105]
+    """
+    specials = special_tokens_of(tokenizer)
+    encode_text = getattr(tokenizer, "encode_ordinary", None) or tokenizer.encode
+    ids: list[int] = []
+    for part in split_on_special_tokens(text, specials):
+        if part in specials:
+            ids.append(specials[part])
+        else:
+            ids += encode_text(part)
+    if add_special_tokens and hasattr(tokenizer, "with_special_tokens"):
+        ids = tokenizer.with_special_tokens(ids)
+    return ids

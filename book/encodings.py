@@ -24,6 +24,7 @@ import argparse
 import base64
 import gzip
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -310,6 +311,54 @@ def get_encoding(name: str):
             "Provide the files once, with access to PyPI: in a notebook run "
             "`!python -m book.encodings` in a cell; in a terminal, `python -m book.encodings`."
         ) from error
+
+
+def _ranks_digest(ranks: dict[bytes, int]) -> str:
+    """A short hash of a whole table of ranks: which recovered merges a cache file belongs to."""
+    digest = hashlib.sha256()
+    for token in sorted(ranks, key=ranks.get):
+        digest.update(len(token).to_bytes(2, "big") + token)
+    return digest.hexdigest()[:16]
+
+
+def _cached_merges(path: Path, ranks: dict[bytes, int]):
+    """The recovered merges saved at ``path`` if they rebuild exactly ``ranks``, else None."""
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        byte_ids = saved["byte_ids"]
+        merges = [((a, b), None) for a, b in saved["merges"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    try:
+        rebuilt = build_vocab(merges, byte_ids)
+    except (IndexError, KeyError, TypeError, ValueError):
+        return None
+    same = len(rebuilt) == len(ranks) and all(ranks.get(t) == i for i, t in rebuilt.items())
+    return (byte_ids, merges) if same else None
+
+
+def regex_tokenizer(name: str):
+    """``RegexTokenizer.from_tiktoken(name)``, its merges recovered once and kept in the cache
+    folder (recovering o200k_base's takes seconds; reading them back and checking that they
+    rebuild every rank, a fraction of that). A missing, damaged or stale file is recomputed;
+    a folder that cannot be written only costs the time.
+    """
+    from book.tokenizers.bpe.regex_bpe import RegexTokenizer
+
+    encoding = get_encoding(name)
+    ranks = encoding._mergeable_ranks  # tiktoken's constructor argument; no public accessor
+    path = default_cache_dir() / f"{name}-{_ranks_digest(ranks)}.merges.json"
+    recovered = _cached_merges(path, ranks)
+    if recovered is None:
+        recovered = recover_merges(ranks)
+        saved = {"byte_ids": recovered[0], "merges": [pair for pair, _ in recovered[1]]}
+        try:
+            with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False) as file:
+                json.dump(saved, file)
+            os.replace(file.name, path)  # whole or not at all, whoever reads it meanwhile
+        except OSError:
+            pass
+    return RegexTokenizer.from_tiktoken(encoding, recovered)
 
 
 def main(argv: list[str] | None = None) -> int:

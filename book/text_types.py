@@ -1,4 +1,4 @@
-"""Texts of different kinds, to measure how tokenizers compress each (chapter 08).
+"""Texts of different kinds, to measure how tokenizers compress each (chapter 09).
 
 Prose and code come from ``book.corpora``; JSON, URLs and numbers are made here, the same
 every time: JSON from the parallel passage's own statistics, URLs from a written list, numbers
@@ -46,7 +46,7 @@ URLS = (
     "https://maps.example.com/@52.5200066,13.404954,12z",
     "https://mail.example.com/mail/u/0/#inbox/FMfcgzGtwzVbKjvxHqLrXJdWmPcN",
     "ftp://ftp.example.edu/pub/corpora/shakespeare/the-tempest.txt",
-    "http://localhost:8888/lab/tree/chapters/08_real_tokenizers.ipynb",
+    "http://localhost:8888/lab/tree/chapters/09_real_tokenizers.ipynb",
 )
 
 NUMBERS_SEED = 8  # the chapter's number, so the sample is the same in every run

@@ -1,11 +1,11 @@
-"""Worked examples of BPE as their primary sources print them, as data (chapters 04-06, 08).
+"""Worked examples of BPE as their primary sources print them, as data (chapters 04-06, 09).
 
 Each block is one worked example in its source's own notation: the corpus or text, and what
 the source says the algorithm gives on it. ``*_SOURCE`` is the source's key in
 ``references.bib``: Sennrich et al.'s Algorithm 1 (the *low, lower, newest, widest*
 dictionary), the Hugging Face course's BPE section (*hug, pug, pun, bun, hugs*), CS336's
 assignment handout (the same dictionary on bytes, and GPT-2's split pattern) and its first
-lecture (*the cat in the hat*); for chapter 08, the ids and counts of real encodings that
+lecture (*the cat in the hat*); for chapter 09, the ids and counts of real encodings that
 Karpathy's lecture, his minbpe README and OpenAI's help article print. :mod:`book.claims.bpe`
 and :mod:`book.claims.real` put each claim next to what the book's code computes;
 ``tests/test_char_bpe.py`` and ``tests/test_walkthroughs_bytes.py`` assert both.
@@ -179,12 +179,12 @@ DOG_CLAIMED_VARIANTS: list[str] = ["dog.", "dog!", "dog?"]
 DOG_RE_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\w+| ?\d+| ?[^\s\w\d]+|\s+"""
 DOG_TEXT = "Dog is barking. barking."
 
-# Sample texts for chapter 06's parity checks and exercises.
+# Sample texts for chapter 08's parity checks and the exercises of chapters 06 and 08.
 DEF_TEXT = "def calculate():"
 GPT4_TEXT = "I'm tokenizing this"
 
-# ============================ chapter 08 (its claims tables) ==================================
-# Token ids and counts for real encodings as three primary sources print them; chapter 08's
+# ============================ chapter 09 (its claims tables) ==================================
+# Token ids and counts for real encodings as three primary sources print them; chapter 09's
 # claims tables (book.claims.real) put them next to what tiktoken's encodings give.
 # Karpathy's minbpe README, "inference: GPT-4 comparison": cl100k_base's ids for one text.
 MINBPE_SOURCE = "karpathy2024minbpe"

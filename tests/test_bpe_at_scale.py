@@ -1,4 +1,4 @@
-"""BPE at real scale (chapter 09): train_bpe on files, vocabularies from elsewhere, streaming,
+"""BPE at real scale (chapter 10): train_bpe on files, vocabularies from elsewhere, streaming,
 and the hand-off to tiktoken and to Hugging Face ``tokenizers``.
 
 Speed is measured by ``benchmarks/bench_bpe.py``, never here; memory is measured by allocation

@@ -5,8 +5,6 @@ references' own properties."""
 
 from __future__ import annotations
 
-import random
-
 import regex
 from check_helpers import line
 
@@ -16,88 +14,21 @@ from book.checks.ch06 import (
     digits_right_reference,
     encode_lru_reference,
     first_crossings_reference,
-    read_gpt2_reference,
 )
-from book.encodings import get_encoding
-from book.grading.calls import judge_in_process
 from book.tokenizers.bpe.patterns import CL100K_PATTERN, GPT2_PATTERN
-from book.tokenizers.bpe.regex_bpe import RegexTokenizer
-from book.tokenizers.formats.gpt2_files import merges_text, vocab_text
-
-
-def encode_ranks_right(text, ranks, pattern):
-    """A right answer, as a learner writes it: tiktoken's algorithm on each chunk's bytes, each
-    pair's rank kept, and only the pairs beside a merged piece looked up again."""
-    ids = []
-    for chunk in regex.findall(pattern, text):
-        parts = [bytes([b]) for b in chunk.encode("utf-8")]
-        if len(parts) > 1 and b"".join(parts) in ranks:  # the whole chunk is a token
-            ids.append(ranks[b"".join(parts)])
-            continue
-        # `in` then `[]`, two look-ups where get() makes one: still within the budget
-        pair_ranks = [ranks[a + b] if a + b in ranks else None for a, b in zip(parts, parts[1:])]  # noqa: SIM401
-        while any(rank is not None for rank in pair_ranks):
-            i = min((r, i) for i, r in enumerate(pair_ranks) if r is not None)[1]
-            parts[i : i + 2] = [parts[i] + parts[i + 1]]
-            del pair_ranks[i]
-            for j in (i - 1, i):
-                if 0 <= j < len(pair_ranks):
-                    joined = parts[j] + parts[j + 1]
-                    pair_ranks[j] = ranks[joined] if joined in ranks else None  # noqa: SIM401
-        ids += [ranks[part] for part in parts]
-    return ids
-
-
-def encode_ranks_split_token(text, ranks, pattern):
-    """The chapter's split_token with its rank limit removed and a stop when no pair joins (the
-    reviewer's answer): tiktoken's ids, every pair looked up again after each merge."""
-    ids = []
-    for chunk in regex.findall(pattern, text):
-        parts = [bytes([b]) for b in chunk.encode("utf-8")]
-        while len(parts) > 1:
-            i = min(
-                range(len(parts) - 1),
-                key=lambda i: ranks.get(parts[i] + parts[i + 1], float("inf")),
-            )
-            if parts[i] + parts[i + 1] not in ranks:
-                break
-            parts[i : i + 2] = [parts[i] + parts[i + 1]]
-        ids += [ranks[p] for p in parts]
-    return ids
 
 
 def test_right_answers_pass(capsys):
     for spec in ch06.SPECS:
         assert line(capsys, ch06.check, spec.name, spec.reference).startswith(f"✔ {spec.name}")
-    assert line(capsys, ch06.check, "encode_ranks", encode_ranks_right).startswith("✔")
 
 
 def test_unanswered_and_undefined_say_so(capsys):
     def not_yet(*args):
         raise NotImplementedError()
 
-    assert "not attempted" in line(capsys, ch06.check, "encode_ranks", not_yet)
+    assert "not attempted" in line(capsys, ch06.check, "first_crossings", not_yet)
     assert "not defined" in line(capsys, ch06.check, "digits_right", None)
-
-
-def test_a_slip_on_errors_costs_only_its_group(capsys):
-    def no_errors(vocab_json, merges_txt):
-        try:
-            return read_gpt2_reference(vocab_json, merges_txt)
-        except ValueError:
-            return {}, []
-
-    text = line(capsys, ch06.check, "read_gpt2_files", no_errors)
-    assert "0/3 points" in text  # every group holds a broken file
-
-
-def test_encode_ranks_cases_send_names_not_ranks():
-    (task,) = [t for t in ch06.judge_tasks(random.Random(3)) if t.name == "encode_ranks"]
-    sent = [call.args[1] for call in task.calls]
-    assert {"gpt2", "cl100k_base"} <= {a for a in sent if isinstance(a, str)}
-    assert all(isinstance(a, str) or len(a) < 1000 for a in sent)
-    (grade,) = judge_in_process([task], {"encode_ranks": encode_ranks_right})
-    assert grade.points == task.points, grade.message
 
 
 def test_hints_never_hold_the_answer():
@@ -106,80 +37,6 @@ def test_hints_never_hold_the_answer():
         for text in says:
             assert "\\p{" not in text and "(?" not in text and "popitem" not in text, text
             assert "move_to_end" not in text and "min(" not in text, text
-
-
-def test_the_chapter_cell_with_a_few_lines_changed_earns_nothing(capsys):
-    """split_token without its limit gives tiktoken's ids, but looks every pair up again."""
-    text = line(capsys, ch06.check, "encode_ranks", encode_ranks_split_token)
-    assert "0/4 points" in text and "looked up again" in text
-
-
-def test_a_tiktoken_encoding_built_from_the_ranks_earns_nothing(capsys):
-    """The probe refuses an answer that reaches tiktoken (and copying the ranks would read
-    every key, more than the look-ups allowed)."""
-
-    def through_tiktoken(text, ranks, pattern):
-        import tiktoken
-
-        table = dict(ranks)
-        encoding = tiktoken.Encoding("x", pat_str=pattern, mergeable_ranks=table, special_tokens={})
-        return encoding.encode_ordinary(text)
-
-    text = line(capsys, ch06.check, "encode_ranks", through_tiktoken)
-    assert "0/4 points" in text and "reaches tiktoken" in text
-
-
-GPT2_TABLE = dict(get_encoding("gpt2")._mergeable_ranks)
-
-
-def _gpt2_ids(text, pattern):
-    """A notebook helper that asks tiktoken."""
-    return get_encoding("gpt2").encode_ordinary(text)
-
-
-_gpt2_ids.__module__ = "__main__"  # as if defined in the notebook
-
-
-def test_answers_that_reach_behind_the_ranks_earn_nothing(capsys):
-    """The reviewer's holes: the count reset by the answer, tiktoken reached through the table
-    behind the view; and the routes around them: a copy of a table held by the notebook, a
-    notebook function that asks tiktoken, the view's closure read by name."""
-
-    def reset_count(text, ranks, pattern):
-        ids = encode_ranks_split_token(text, ranks, pattern)
-        ranks.lookups = 0  # the view has no such attribute: AttributeError
-        return ids
-
-    def through_table(text, ranks, pattern):
-        return encode_ranks_right(text, ranks._table, pattern)
-
-    def global_copy(text, ranks, pattern):
-        return encode_ranks_right(text, GPT2_TABLE, pattern)
-
-    def notebook_helper(text, ranks, pattern):
-        return _gpt2_ids(text, pattern)
-
-    def closure(text, ranks, pattern):
-        cells = type(ranks).get.__closure__
-        table = next(c.cell_contents for c in cells if isinstance(c.cell_contents, dict))
-        return encode_ranks_right(text, table, pattern)
-
-    for answer in (reset_count, through_table, global_copy, notebook_helper, closure):
-        assert "0/4 points" in line(capsys, ch06.check, "encode_ranks", answer), answer.__name__
-    assert "reaches tiktoken" in line(capsys, ch06.check, "encode_ranks", global_copy)
-    assert "reaches tiktoken" in line(capsys, ch06.check, "encode_ranks", notebook_helper)
-    assert "reaches behind" in line(capsys, ch06.check, "encode_ranks", closure)
-
-
-def test_the_refusals_agree_in_the_judge():
-    """The judge's calls go through the same probe: a refused answer earns 0 there too."""
-    (task,) = [t for t in ch06.judge_tasks(random.Random(5)) if t.name == "encode_ranks"]
-
-    def through_tiktoken(text, ranks, pattern):
-        return get_encoding("gpt2").encode_ordinary(text)
-
-    (grade,) = judge_in_process([task], {"encode_ranks": through_tiktoken})
-    assert grade.points == 0
 
 
 def test_digits_right_groups_thousands():
@@ -199,19 +56,3 @@ def test_lru_hits_and_eviction():
     )
     assert encode_lru_reference(" a b c a", [], GPT2_PATTERN, 2)[1] == 0
     assert encode_lru_reference(" a a", [], GPT2_PATTERN, 0)[1] == 0
-
-
-def test_read_reference_round_trips_the_books_writer():
-    tok = RegexTokenizer.train("the cat sat on the mat, naïve 🦙", 280, pattern=GPT2_PATTERN)
-    vocab, merges = tok.vocab_and_merges()
-    ranks, read = read_gpt2_reference(vocab_text(vocab), merges_text(merges))
-    assert read == merges and ranks == {token: i for i, token in vocab.items()}
-
-
-def test_the_reference_is_tiktoken():
-    enc = get_encoding("cl100k_base")
-    ranks = enc._mergeable_ranks
-    for text in ch06.TEST_SET:
-        expected = enc.encode_ordinary(text)
-        assert ch06.encode_ranks_reference(text, ranks, CL100K_PATTERN) == expected
-        assert encode_ranks_right(text, ranks, CL100K_PATTERN) == expected

@@ -133,7 +133,7 @@ def test_claim_rejects_bad_ids_and_chapters():
     with pytest.raises(ValueError, match="one word"):
         Claim("two words", 1, "rfc3629", "x", 1, lambda: 1)
     with pytest.raises(ValueError, match="chapter"):
-        Claim("x", 11, "rfc3629", "x", 1, lambda: 1)
+        Claim("x", 13, "rfc3629", "x", 1, lambda: 1)
 
 
 def test_appendix_is_in_the_back_matter_before_the_bibliography():

@@ -131,3 +131,24 @@ def test_missing_files_without_network_say_what_to_run(tmp_path, monkeypatch):
     monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})  # forget encodings loaded earlier
     with pytest.raises(EncodingSetupError, match="run `!python -m book.encodings` in a cell"):
         encodings.get_encoding("cl100k_base")
+
+
+def test_regex_tokenizer_keeps_the_recovered_merges_and_never_trusts_a_bad_file(
+    tmp_path, monkeypatch
+):
+    """The cached load is from_tiktoken's tokenizer; a damaged or foreign file is recomputed."""
+    from book.tokenizers import RegexTokenizer
+
+    encodings.get_encoding("gpt2")  # tiktoken's own files stay where they are
+    monkeypatch.setattr(encodings, "default_cache_dir", lambda: tmp_path)
+    expected = RegexTokenizer.from_tiktoken("gpt2")
+    first = encodings.regex_tokenizer("gpt2")
+    (saved,) = tmp_path.glob("gpt2-*.merges.json")
+    assert first.merges == expected.merges and first.vocab == expected.vocab
+    swapped = saved.read_text().replace("[[", "[[1, 0], [", 1)  # one merge too many
+    for damaged in ("{not json", '{"byte_ids": []}', swapped):
+        saved.write_text(damaged)
+        again = encodings.regex_tokenizer("gpt2")
+        assert again.merges == expected.merges and again.pattern == expected.pattern
+        assert again.special_tokens == expected.special_tokens
+    assert encodings._cached_merges(saved, encodings.get_encoding("gpt2")._mergeable_ranks)

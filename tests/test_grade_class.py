@@ -110,7 +110,7 @@ def test_nothing_leaked_into_any_output(graded_class):
 
 @pytest.mark.parametrize(
     "notebooks",
-    [("exercises/04_char_bpe.ipynb", "solutions/09_fast_bpe.ipynb")],
+    [("exercises/04_char_bpe.ipynb", "solutions/10_fast_bpe.ipynb")],
     ids=["chapters 04 and 09"],
 )
 def test_one_seed_gives_the_same_reports_under_any_hash_seed(tmp_path, notebooks):

@@ -1,7 +1,7 @@
 """Our WordPiece and Unigram against Hugging Face ``tokenizers`` and ``sentencepiece``.
 
 Both libraries train their models here, at test time, on the book's corpora (nothing is
-downloaded). Then, on varied texts (the parity corpus of chapter 06 plus held-out book text:
+downloaded). Then, on varied texts (the parity corpus of chapter 08 plus held-out book text:
 English, code, numbers, whitespace runs, many scripts, emoji):
 
 - our ``WordPiece``, given the vocabulary ``tokenizers``' WordPiece trainer learned, gives the

@@ -97,3 +97,24 @@ def test_fonts_go_beside_every_widget_page_in_both_folders(tmp_path, font_cache)
 def test_a_site_without_widgets_gets_no_fonts(tmp_path, font_cache):
     (tmp_path / "index.html").write_text("<p>text</p>")
     assert copy_beside_widget_pages(tmp_path, cache=font_cache) == []
+
+
+def test_old_addresses_lead_to_pages_of_the_book(tmp_path):
+    """Every renamed chapter's old page, and each section that left it, points into the TOC;
+    a page the build wrote is never replaced."""
+    from notebook_paths import toc_files
+
+    from book.site.redirects import MOVED_SECTIONS, PAGES, write_redirects
+
+    toc = set(toc_files())
+    assert all(new in toc and old not in toc for old, new in PAGES.items())
+    moved = [t.split("#")[0] for targets in MOVED_SECTIONS.values() for t in targets.values()]
+    assert set(moved) <= toc
+    (tmp_path / "chapters").mkdir()
+    (tmp_path / "chapters" / "10_beyond_bpe.html").write_text("built")
+    written = write_redirects(tmp_path)
+    assert len(written) == len(PAGES) - 1
+    assert (tmp_path / "chapters" / "10_beyond_bpe.html").read_text() == "built"
+    page = (tmp_path / "chapters" / "09_fast_bpe.html").read_text()
+    assert 'content="0; url=10_fast_bpe.html"' in page
+    assert '"the-cost-model": "../appendix/a_counting_on_a_cluster.html#the-cost-model"' in page

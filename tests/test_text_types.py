@@ -1,4 +1,4 @@
-"""Tests for book.text_types: the texts of chapter 08's compression table."""
+"""Tests for book.text_types: the texts of chapter 09's compression table."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""Our regex BPE, loaded from tiktoken's files, gives exactly tiktoken's ids (chapter 06).
+"""Our regex BPE, loaded from tiktoken's files, gives exactly tiktoken's ids (chapter 08).
 
 Compared on a fixed corpus of varied texts (``parity_corpus.py``) and on generated text, for
 GPT-2's, GPT-4's and GPT-4o's encodings. Also: our own training is deterministic, and what it

@@ -1,4 +1,4 @@
-"""Measure any tokenizer on a text: tokens, bytes per token, OOV rate, round trip (chapters 02-10).
+"""Measure any tokenizer on a text: tokens, bytes per token, OOV rate, round trip (chapters 02-11).
 
 A tokenizer here is any :class:`book.tokenizers.Tokenizer` (the book's own tokenizers and
 tiktoken's ``Encoding`` alike). Its unknown token, if any, is its ``unk_id`` attribute (or pass

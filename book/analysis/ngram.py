@@ -1,4 +1,4 @@
-"""A token-level n-gram language model, trained by counting (chapter 08).
+"""A token-level n-gram language model, trained by counting (chapter 09; Appendix B derives it).
 
 The smallest thing that predicts the next token from the ones before it: count, in the training
 ids, which token followed each context of up to ``order - 1`` tokens, and turn the counts into
@@ -88,11 +88,17 @@ class NGramModel:
     def _add(self, ids: list[int]) -> None:
         """Count one document's ids after each of their contexts."""
         self._check_ids(ids)
-        for i, token_id in enumerate(ids):
-            for k in range(min(self.order, i + 1)):
-                context = tuple(ids[i - k : i])
-                self._tables[k].setdefault(context, Counter())[token_id] += 1
-                self._totals[k][context] = self._totals[k].get(context, 0) + 1
+        for k in range(self.order):
+            table, totals = self._tables[k], self._totals[k]
+            # Each (k + 1)-gram, counted at C speed in order of first occurrence, is a context
+            # of k ids and the id after it.
+            for gram, n in Counter(zip(*(ids[j:] for j in range(k + 1)))).items():
+                context = gram[:-1]
+                following = table.get(context)
+                if following is None:
+                    following = table[context] = Counter()
+                following[gram[-1]] += n
+                totals[context] = totals.get(context, 0) + n
         self.n_tokens += len(ids)
 
     def _check_ids(self, ids: Sequence[int]) -> None:

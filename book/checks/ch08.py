@@ -1,803 +1,707 @@
-"""Checks of exercises/08_real_tokenizers.ipynb, as one spec per task. The reference is
-tiktoken, loaded offline (``book.encodings``).
+"""Checks of exercises/08_reading_tokenizers.ipynb, as one spec per task. The references are
+composed from book.tokenizers.formats.gpt2_files, book.tokenizers.bpe and tiktoken itself
+(offline, book.encodings).
 
-No task is a chapter cell with a line added: passages of at most N tokens that never cut a
-character, the share of tokens that are pieces of characters, where each token starts in the
-text, cl100k_base with digits grouped from the right, and how an encoding cuts the numbers of
-a sentence (in context, not alone). Every group of cases catches each known mistake
-(``tests/test_check_specs.py`` proves it on seeds 1-20).
+Each task asks for something the chapter did not write: a reader of GPT-2's ``vocab.json`` and
+``merges.txt``, tiktoken's own algorithm as its Rust code runs it (merge the pair whose joined
+bytes have the lowest rank, no recovered merges, and after a merge look up only the pairs it
+changed: a probe counts the look-ups, so the chapter's ``split_token`` with its limit removed
+earns nothing; it keeps the count and the table out of the answer's reach by name, and refuses
+an answer that reaches tiktoken), and tiktoken's ranks from a vocabulary and merges.
+Every group of cases catches every known mistake: hidden cases always carry the traps that
+show it (``tests/test_check_specs.py`` proves it on seeds 1-20).
 """
 
 from __future__ import annotations
 
-import functools
-import math
+import json
 import random
+from collections.abc import Callable
+from functools import cache
 
-import regex
 import tiktoken
 
 from book import corpora
-from book.checks.ch06 import DIGITS_RIGHT_REFERENCE
-from book.checks.spec import (
-    Cases,
-    Group,
-    Mistake,
-    TaskSpec,
-    checks_of,
-    drawn_until_caught,
-    random_text,
-    window,
-)
+from book.checks import ch06
+from book.checks.ch06 import MIXED, TEST_SET, _english, _trained, mergeable_ranks
+from book.checks.ch10 import EOT, SymbolPair, _byte_merges
+from book.checks.spec import Cases, Group, Mistake, TaskSpec, checks_of, random_text, window
 from book.encodings import get_encoding
-from book.tokenizers.bpe.patterns import CL100K_PATTERN
-
-ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
-DIGIT_RUN = regex.compile(r"\p{N}+")  # what cl100k_base's \p{N}{1,3} cuts into chunks
-ASCII_RUN = regex.compile("[0-9]+")  # the digits a learner may take for all of them
-DECIMAL_RUN = regex.compile(r"\d+")  # decimal digits of every script, but not ², ½ or Ⅻ
-
-
-def _pieces(text: str, encoding_name: str, encode: str = "encode_ordinary") -> list[bytes]:
-    """The bytes of every token of text, special tokens' text counted as ordinary text."""
-    enc = get_encoding(encoding_name)
-    return [enc.decode_single_token_bytes(i) for i in getattr(enc, encode)(text)]
-
-
-def _continues(piece: bytes) -> bool:
-    """True when a token starts with a UTF-8 continuation byte (10xxxxxx): inside a character."""
-    return 0x80 <= piece[0] < 0xC0
-
-
-# --- Task 1: passages of at most max_tokens tokens that never cut a character -------------------
-
-
-def passages_reference(text: str, encoding_name: str, max_tokens: int) -> list[str]:
-    """Consecutive passages of at most max_tokens tokens, cut only between characters.
-
-    >>> passages_reference(" 🌍 and", "gpt2", 1)
-    [' 🌍', ' and']
-    """
-    return _passages(text, encoding_name, max_tokens)
-
-
-def _passages(
-    text, encoding_name, max_tokens, encode="encode_ordinary", back=True, whole=True, starts=None
-):
-    """The reference with its choices as switches (the known mistakes turn one off); starts
-    says whether a token starts a character (by default: its first byte does)."""
-    if max_tokens < 1:
-        raise ValueError(f"max_tokens must be at least 1, not {max_tokens}")
-    pieces = _pieces(text, encoding_name, encode)
-    starts = starts or (lambda piece: not _continues(piece))
-    cut_before = [j == len(pieces) or starts(pieces[j]) for j in range(len(pieces) + 1)]
-    passages, i = [], 0
-    while i < len(pieces):
-        j = min(i + max_tokens, len(pieces))
-        if back:
-            while j > i and not cut_before[j]:
-                j -= 1
-        else:  # goes on to the end of the character instead of giving tokens back
-            while not cut_before[j]:
-                j += 1
-        if j == i:  # one character needs more than max_tokens tokens
-            j = i + 1
-            while whole and not cut_before[j]:
-                j += 1
-        passages.append(b"".join(pieces[i:j]).decode("utf-8", "replace"))
-        i = j
-    return passages
-
-
-def _passages_zero_only(text, encoding_name, max_tokens):
-    if max_tokens == 0:
-        raise ValueError(max_tokens)
-    return _passages(text, encoding_name, max(max_tokens, 1))
-
-
-def _passages_by_decoding(text, encoding_name, max_tokens):
-    """Gives tokens back while the decoded passage holds a '\ufffd', a real one included."""
-    if max_tokens < 1:
-        raise ValueError(max_tokens)
-    enc = get_encoding(encoding_name)
-    ids, passages, i = enc.encode_ordinary(text), [], 0
-    while i < len(ids):
-        j = min(i + max_tokens, len(ids))
-        while j > i and REPLACEMENT in enc.decode(ids[i:j]):
-            j -= 1
-        if j == i:
-            j = i + 1
-            while j < len(ids) and REPLACEMENT in enc.decode(ids[i:j]):
-                j += 1
-        passages.append(enc.decode(ids[i:j]))
-        i = j
-    return passages
-
-
-def _passages_every(text, encoding_name, max_tokens):
-    if max_tokens < 1:
-        raise ValueError(max_tokens)
-    enc = get_encoding(encoding_name)
-    ids = enc.encode_ordinary(text)
-    return [enc.decode(ids[i : i + max_tokens]) for i in range(0, len(ids), max_tokens)]
-
-
-EMOJI = " 🌍 and 😀 ok"  # gpt2: each emoji is three tokens, the first holding the space
-REPLACEMENT = "\ufffd"  # a real character in the text, which a token may hold whole
-
-
-def _passages_examples() -> Cases:
-    return [
-        (("Hello, world! How are you?", "o200k_base", 3), ""),
-        ((EMOJI, "gpt2", 2), "give tokens back rather than cut a character"),
-        ((EMOJI, "gpt2", 1), "a character that needs more tokens than allowed goes whole"),
-        (("a <|endoftext|> b", "cl100k_base", 2), "a special token's text is text"),
-        ((f"ok {REPLACEMENT} fine", "gpt2", 2), "a real '\ufffd' is a whole character"),
-        (("", "gpt2", 5), "no text"),
-        (("abc", "gpt2", 0), "max_tokens < 1 raises ValueError"),
-        (("abc", "gpt2", -2), "a negative max_tokens too"),
-    ]
-
-
-def _passages_scripts() -> Cases:
-    passages = corpora.parallel()
-    return [
-        (("नमस्ते दुनिया 🙂", "gpt2", 4), ""),
-        (("नमस्ते दुनिया", "o200k_base", 1), ""),
-        ((passages["Amharic"][:200] + " 👨‍👩‍👧", "o200k_base", 7), "Amharic"),
-        ((passages["Chinese"][:200] + "<|endoftext|>", "gpt2", 10), "Chinese"),
-        (("日本語 🦙🦙 ok", "gpt2", 1), ""),
-        ((f"नमस्ते {REPLACEMENT} दुनिया 🙂", "o200k_base", 2), "a real '\ufffd'"),
-        (("नमस्ते", "gpt2", -1), "max_tokens < 1 raises ValueError"),
-    ]
-
-
-def _passages_hidden(rng: random.Random) -> Cases:
-    """Random texts with emoji and a real '\ufffd', drawn until tokens must be given back and
-    a character needs more tokens than allowed (rejection sampling: targeted, and the same for
-    one rng)."""
-    code = window(rng, corpora.code("python"), 300)
-    while True:
-        emoji = rng.sample(["🦙", "👍🏽", "🌍", "😀", "👨‍👩‍👧"], 2)
-        text = (
-            f"{random_text(rng, rng.randint(1, 4))} {emoji[0]} ab {emoji[1]}"
-            f"{REPLACEMENT} x<|endoftext|>"
-        )
-        args = (text, "gpt2", rng.randint(2, 4))
-        expected = passages_reference(*args)
-        short = (text, "gpt2", 1)
-        if (
-            _passages(*args, back=False) != expected
-            and _passages_by_decoding(*args) != expected
-            and _passages(*short, whole=False) != passages_reference(*short)
-        ):
-            return [
-                (args, "random"),
-                (short, "random"),
-                ((code, "cl100k_base", 9), "random"),
-                ((text, "o200k_base", -rng.randint(1, 9)), "random"),
-            ]
-
-
-PASSAGES = TaskSpec(
-    "passages_by_tokens",
-    passages_reference,
-    (
-        Group("examples", 1, _passages_examples),
-        Group("scripts and emoji", 1, _passages_scripts),
-        Group("random texts", 1, hidden=_passages_hidden),
-    ),
-    (
-        Mistake(
-            "cutting the ids every max_tokens tokens cuts characters in half: a passage may end "
-            "only before a token that starts a character",
-            _passages_every,
-        ),
-        Mistake(
-            "a passage holds at most max_tokens tokens: give tokens back to the start of the "
-            "character, do not go on to its end",
-            lambda text, name, n: _passages(text, name, n, back=False),
-        ),
-        Mistake(
-            "a character that alone needs more than max_tokens tokens goes whole into one passage",
-            lambda text, name, n: _passages(text, name, n, whole=False),
-        ),
-        Mistake(
-            "a '\ufffd' in the decoded passage is not proof of a cut character: the text may "
-            "hold a real one (U+FFFD, three valid bytes); look at the bytes of the tokens",
-            _passages_by_decoding,
-        ),
-        Mistake(
-            "encode with encode_ordinary: a special token's text in a document is text",
-            lambda text, name, n: _passages(text, name, n, encode="encode"),
-        ),
-        Mistake(
-            "a passage may hold max_tokens tokens, not one fewer",
-            lambda text, name, n: _passages(text, name, max(n - 1, 1)) if n > 0 else 1 / 0,
-        ),
-        Mistake(
-            "max_tokens below 1 is an error, a negative one as well as 0",
-            _passages_zero_only,
-        ),
-        Mistake(
-            "a passage may end before a token that starts a character even when that token "
-            "is not a whole character",
-            lambda text, name, n: _passages(
-                text, name, n, starts=lambda piece: not _invalid(piece)
-            ),
-        ),
-    ),
-    "each passage holds at most max_tokens tokens, as many as fit, and ends only where the next "
-    "token starts a character; compare your passages with the tokens around the first one that "
-    "differs.",
+from book.tokenizers.bpe.patterns import CL100K_PATTERN, GPT2_PATTERN, split
+from book.tokenizers.bpe.pretokenize import training_chunk_counts
+from book.tokenizers.bpe.regex_bpe import RegexTokenizer
+from book.tokenizers.formats.gpt2_files import (
+    MERGES_HEADER,
+    merges_text,
+    token_bytes_of,
+    vocab_text,
 )
 
-# --- Task 2: the share of tokens that are pieces of characters ---------------------------------
+# --- Task 1: read_gpt2_files ---------------------------------------------------------------------
 
 
-def partial_share_reference(text: str, encoding_name: str) -> float:
-    """The share of text's tokens that are not whole UTF-8 characters on their own.
+def read_gpt2_reference(vocab_json: str, merges_txt: str) -> tuple[dict[bytes, int], list]:
+    """(ranks {token bytes: id}, merges [(left bytes, right bytes)]) from the files' texts."""
 
-    >>> partial_share_reference(" 🌍", "gpt2")
-    1.0
-    """
-    return _share(text, encoding_name, _invalid)
+    def token(written: str) -> bytes:
+        try:
+            return token_bytes_of(written)
+        except KeyError as error:  # a character outside the table
+            raise ValueError(str(error)) from None
+
+    ranks = {token(written): token_id for written, token_id in json.loads(vocab_json).items()}
+    merges = []
+    for number, line in enumerate(merges_txt.splitlines()):
+        if (number == 0 and line.startswith("#version")) or not line.strip():
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2 or not all(parts):
+            raise ValueError(f"line {number + 1} is not two tokens separated by a space: {line!r}")
+        merges.append((token(parts[0]), token(parts[1])))
+    return ranks, merges
 
 
-def _invalid(piece: bytes) -> bool:
-    try:
-        piece.decode("utf-8")
-    except UnicodeDecodeError:
+def _read_with(
+    order=lambda others: others,
+    header=True,
+    error=ValueError,
+    comments=False,
+    any_space=False,
+    first_line=False,
+):
+    """A reader with its own table (shifted bytes in order(others)), that skips the header or
+    not, raises error for a character outside the table, skips every line that starts with '#'
+    (comments=True), cuts lines at any run of whitespace (any_space=True) and skips the first
+    line whatever it holds (first_line=True)."""
+
+    def read(vocab_json, merges_txt):
+        printable = [*range(33, 127), *range(161, 173), *range(174, 256)]
+        others = order([b for b in range(256) if b not in printable])
+        byte_of = {chr(b): b for b in printable} | {chr(256 + i): b for i, b in enumerate(others)}
+
+        def token(written):
+            if any(c not in byte_of for c in written):
+                raise error(f"{written!r} is outside the table")
+            return bytes(byte_of[c] for c in written)
+
+        ranks = {token(w): i for w, i in json.loads(vocab_json).items()}
+        merges = []
+        for number, line in enumerate(merges_txt.splitlines()):
+            if (header and number == 0 and line.startswith("#version")) or not line.strip():
+                continue
+            if first_line and number == 0:
+                continue
+            if comments and line.startswith("#"):
+                continue
+            parts = line.split() if any_space else line.split(" ")
+            if len(parts) != 2 or not all(parts):
+                raise ValueError(f"line {number + 1}: {line!r}")
+            merges.append((token(parts[0]), token(parts[1])))
+        return ranks, merges
+
+    return read
+
+
+def _file_texts(vocab: dict[int, bytes], merges: list) -> tuple[str, str]:
+    """The texts of vocab.json and merges.txt."""
+    return vocab_text(vocab), merges_text(merges)
+
+
+GPT2_PREFIX = 2_300  # GPT-2's tokens in its files' case: its merge '# #' makes token 2235
+
+
+@cache
+def _files(name: str) -> tuple[str, str]:
+    """vocab.json and merges.txt of a tokenizer used by the cases."""
+    if name == "gpt2-prefix":
+        tok = RegexTokenizer.from_tiktoken(get_encoding("gpt2"))
+        vocab, merges = tok.vocab_and_merges()
+        keep = {i: b for i, b in vocab.items() if i < GPT2_PREFIX}
+        return _file_texts(keep, merges[: GPT2_PREFIX - 256])
+    tok = _trained(
+        corpora.parallel()["Russian"] + MIXED if name == "multi" else _english(),
+        330,
+        "GPT2_PATTERN",
+    )
+    return _file_texts(*tok.vocab_and_merges())
+
+
+def _broken(vocab_json: str, merges_txt: str) -> Cases:
+    """Files that must raise ValueError: a character outside the table, a line of three
+    tokens, a line with a space at its end, two spaces between the tokens."""
+    return [
+        ((vocab_json.replace('"', '"\\u2603', 1), merges_txt), "a character outside the table"),
+        ((vocab_json, merges_txt + "\u0120 t h\n"), "a line of three tokens"),
+        ((vocab_json, merges_txt + "\u0120 t \n"), "a space at the end of a line"),
+        ((vocab_json, merges_txt + "\u0120  t\n"), "two spaces between the tokens"),
+    ]
+
+
+# Merges of GPT-2 whose lines start with '#' (its vocab.bpe has them at lines 1980, 3987, ...):
+# they are merges, not comments.
+HASH_MERGES = ["# #", "## ##", "## #", "# $", "#$ #$"]
+
+
+def _with_hash_merges(merges_txt: str, rng: random.Random | None = None) -> str:
+    """merges_txt with GPT-2's merges of '#' after its header: at the end, or at random
+    places."""
+    lines = merges_txt.splitlines()
+    if rng is None:
+        return "\n".join(lines + HASH_MERGES) + "\n"
+    for merge_line in rng.sample(HASH_MERGES, 2):
+        lines.insert(rng.randint(1, len(lines)), merge_line)
+    return "\n".join(lines) + "\n"
+
+
+def _headerless(merges_txt: str) -> str:
+    """merges_txt without its '#version' first line: it starts with a merge."""
+    return merges_txt.split("\n", 1)[1]
+
+
+def _read_examples() -> Cases:
+    vocab_json, merges_txt = _files("english")
+    return [
+        ((vocab_json, _headerless(merges_txt)), "no '#version' line"),
+        (_files("english"), "a tokenizer trained on Shakespeare"),
+        (_files("multi"), "tokens of partial characters: every byte through the table"),
+        ((vocab_json, merges_txt.replace("\n", "\n\n")), "blank lines are skipped"),
+        ((vocab_json, _with_hash_merges(merges_txt)), "merges of '#' tokens are merges"),
+        ((vocab_json, MERGES_HEADER + "\n"), "no merges"),
+        *_broken(vocab_json, merges_txt),
+    ]
+
+
+def _gpt2_files() -> Cases:
+    files = _files("gpt2-prefix")
+    return [
+        (files, f"GPT-2's first {GPT2_PREFIX:,} tokens: bytes in GPT-2's order, merges of '#'"),
+        ((files[0], _headerless(files[1])), "GPT-2's tokens, no '#version' line"),
+        *_broken(*files),
+    ]
+
+
+def _read_hidden(rng: random.Random) -> Cases:
+    text = random_text(rng, 30) + window(rng, corpora.english("heldout"), 400)
+    secret = _trained(text, rng.randint(270, 330), "GPT2_PATTERN")
+    vocab_json, merges_txt = _file_texts(*secret.vocab_and_merges())
+    return [
+        ((vocab_json, _with_hash_merges(merges_txt, rng)), "random"),
+        ((vocab_json, merges_txt.replace("\n", "\n\n", rng.randint(1, 20))), "random"),
+        ((vocab_json, _headerless(_with_hash_merges(merges_txt, rng))), "no '#version' line"),
+        *_broken(vocab_json, merges_txt),
+    ]
+
+
+READ_GPT2_FILES = TaskSpec(
+    "read_gpt2_files",
+    read_gpt2_reference,
+    (
+        Group("the examples", 1, _read_examples),
+        Group("GPT-2's own tokens", 1, _gpt2_files),
+        Group("random tokenizers", 1, hidden=_read_hidden),
+    ),
+    (
+        Mistake(
+            "the 68 bytes that are not printable are shifted to chr(256), chr(257)... in "
+            "increasing byte order",
+            _read_with(order=lambda others: others[::-1]),
+        ),
+        Mistake("the '#version' first line is a header, not a merge", _read_with(header=False)),
+        Mistake(
+            "only a first line that starts with '#version' is a header: a file without one "
+            "starts with a merge",
+            _read_with(first_line=True),
+        ),
+        Mistake(
+            "a character outside the table must raise ValueError, not another error",
+            _read_with(error=KeyError),
+        ),
+        Mistake(
+            "only the first line is a header: merges.txt has no comments, and a line that "
+            "starts with '#' after it is a merge of '#' tokens (GPT-2's has '# #')",
+            _read_with(comments=True),
+        ),
+        Mistake(
+            "the tokens of a line are separated by exactly one space: a line with a space at "
+            "its end, or two spaces between its tokens, is not two tokens",
+            _read_with(any_space=True),
+        ),
+    ),
+    "take the first differing token or line: which bytes does the chapter's table give each of "
+    "its characters, and which of the file's lines are merges?",
+)
+
+# --- Task 2: encode_ranks ------------------------------------------------------------------------
+
+# GPT-2's and cl100k_base's ranks are too big to send with every case: a case names the
+# encoding, and the probe loads its ranks once, in the learner's kernel (a small tokenizer's
+# ranks are sent as they are). The probe hands the answer the ranks behind a view that counts
+# each look-up (and every key, when the answer iterates over them) and returns the ids and
+# whether the look-ups stayed within LOOKUPS_PER_BYTE per byte of text. The table and the count
+# live in the view's closure, not in attributes, so an answer cannot reset the count or read
+# the table by name; and, as chapter 01's probe refuses the codec, this one refuses an answer
+# whose code (or a function of the notebook it calls) reaches tiktoken, a table taken from it,
+# or what lies behind the view.
+LOOKUPS_PER_BYTE = 8
+FEW = f"at most {LOOKUPS_PER_BYTE} look-ups per byte"
+REACHES_TIKTOKEN = "reaches tiktoken"
+REACHES_BEHIND = "reaches behind the ranks it is given"
+LOAD_RANKS = f"""
+import types
+from collections.abc import Mapping
+
+_RANKS = {{}}
+# Names through which code reaches tiktoken, or the closure, globals and frames behind the view.
+TIKTOKEN_NAMES = {{"tiktoken", "get_encoding", "Encoding", "encode_ordinary", "encode_batch"}}
+TIKTOKEN_NAMES |= {{"_mergeable_ranks", "_core_bpe", "CoreBPE", "_encode_single_piece"}}
+BEHIND_NAMES = {{"__closure__", "cell_contents", "__globals__", "getclosurevars", "_getframe"}}
+BEHIND_NAMES |= {{"f_back", "f_locals", "f_globals", "gc", "get_referents", "get_referrers"}}
+
+
+def _tiktoken_value(value):
+    \"\"\"tiktoken, one of its encodings or functions, or a table of tokens taken from one.\"\"\"
+    if isinstance(value, types.ModuleType):
+        return value.__name__.split(".")[0] == "tiktoken"
+    module = getattr(value, "__module__", None) or type(value).__module__ or ""
+    if module.split(".")[0] == "tiktoken" or module == "book.encodings":
         return True
+    if isinstance(value, dict) and len(value) > 256:
+        return isinstance(next(iter(value)), bytes)
     return False
 
 
-def _share(text, encoding_name, is_partial, encode="encode_ordinary") -> float:
-    pieces = _pieces(text, encoding_name, encode)
-    return sum(map(is_partial, pieces)) / len(pieces) if pieces else 0.0
+def _refusal(code, space):
+    \"\"\"Why code may not run (a name or a value it reaches), or None.\"\"\"
+    names = set(code.co_names) | {{c for c in code.co_consts if isinstance(c, str)}}
+    if names & TIKTOKEN_NAMES:
+        return {REACHES_TIKTOKEN!r}
+    if names & BEHIND_NAMES:
+        return {REACHES_BEHIND!r}
+    for const in code.co_consts:
+        if hasattr(const, "co_names") and (why := _refusal(const, space)):
+            return why
+    if any(_tiktoken_value(space.get(name)) for name in code.co_names):
+        return {REACHES_TIKTOKEN!r}
+    return None
 
 
-def _same_share(got, expected) -> bool:
-    """Shares equal up to rounding: an int 0 for no text is the same share as 0.0."""
-    number = isinstance(got, (int, float)) and not isinstance(got, bool)
-    return number and math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
+def _names(code):
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _names(const)
+    return names
 
 
-def _share_examples() -> Cases:
-    return [
-        (("Hello, world!", "o200k_base"), ""),
-        ((" 🌍", "gpt2"), ""),
-        (("नमस्ते दुनिया", "gpt2"), ""),
-        ((f"naïve café {REPLACEMENT} 日本語 👨‍👩‍👧", "cl100k_base"), "a real '\ufffd' is whole"),
-        (("", "gpt2"), "no text: 0.0"),
-        (("नमस्ते<|endoftext|>", "o200k_base"), "a special token's text is text"),
-    ]
+def _refused(function, seen):
+    code = getattr(function, "__code__", None)
+    if code is None or id(function) in seen:
+        return None
+    seen.add(id(function))
+    space = getattr(function, "__globals__", {{}})
+    held = list(function.__defaults__ or ()) + list((function.__kwdefaults__ or {{}}).values())
+    held += [cell.cell_contents for cell in function.__closure__ or ()]
+    if why := _refusal(code, space):
+        return why
+    if any(_tiktoken_value(value) for value in held):
+        return {REACHES_TIKTOKEN!r}
+    for name in sorted(_names(code)):
+        called = space.get(name)
+        if getattr(called, "__module__", None) == "__main__" and (why := _refused(called, seen)):
+            return why
+    return None
 
 
-def _share_replacement() -> Cases:
-    return [
-        ((f"ok {REPLACEMENT}{REPLACEMENT} नमस्ते", "gpt2"), ""),
-        ((f"{REPLACEMENT} naïve 🦙", "o200k_base"), ""),
-        ((f"<|endoftext|>{REPLACEMENT}", "cl100k_base"), "a special token's text is text"),
-    ]
+def _counted(table):
+    \"\"\"A read-only view of table that counts look-ups, and the count (a list of one int).\"\"\"
+    count = [0]
+
+    class CountedRanks(Mapping):
+        __slots__ = ()
+
+        def __getitem__(self, token):
+            count[0] += 1
+            return table[token]
+
+        def __contains__(self, token):
+            count[0] += 1
+            return token in table
+
+        def get(self, token, default=None):
+            count[0] += 1
+            return table.get(token, default)
+
+        def __iter__(self):
+            count[0] += len(table)
+            return iter(list(table))
+
+        def __len__(self):
+            return len(table)
+
+    return CountedRanks(), count
 
 
-def _share_hidden(rng: random.Random) -> Cases:
-    text = random_text(rng, rng.randint(2, 10))
-    return [
-        ((f"{text} {REPLACEMENT} नमस्ते 🦙<|endoftext|>", name), "random")
-        for name in rng.sample(ENCODINGS, 2)
-    ]
+def probe(answer, text, ranks, pattern):
+    if why := _refused(answer, set()):
+        return why
+    if isinstance(ranks, str):
+        if ranks not in _RANKS:
+            from book.encodings import get_encoding
 
-
-PARTIAL_SHARE = TaskSpec(
-    "partial_share",
-    partial_share_reference,
-    (
-        Group("scripts", 1, _share_examples),
-        Group("the replacement character", 1, _share_replacement),
-        Group("random texts", 1, hidden=_share_hidden),
-    ),
-    (
-        Mistake(
-            "'\ufffd' in a decoded token is not proof: the text may hold a real '\ufffd' "
-            "(U+FFFD, three valid bytes); test whether the bytes are valid UTF-8",
-            lambda text, name: _share(
-                text,
-                name,
-                lambda piece: REPLACEMENT in piece.decode("utf-8", "replace"),
-            ),
-        ),
-        Mistake(
-            "a token that starts a character but ends inside it is a piece too, not only one "
-            "that starts with a continuation byte",
-            lambda text, name: _share(text, name, _continues),
-        ),
-        Mistake(
-            "a token with bytes above 127 may be whole characters (é, 日): count the tokens "
-            "whose bytes are not valid UTF-8 on their own",
-            lambda text, name: _share(text, name, lambda piece: max(piece) >= 0x80),
-        ),
-        Mistake(
-            "a token that holds a space and the first bytes of a character is a piece too: "
-            "decoding it with errors='ignore' hides that",
-            lambda text, name: _share(
-                text, name, lambda piece: not piece.decode("utf-8", "ignore")
-            ),
-        ),
-        Mistake(
-            "encode with encode_ordinary: a special token's text in a document is text, and "
-            "encode refuses it",
-            lambda text, name: _share(text, name, _invalid, encode="encode"),
-        ),
-    ),
-    "the share counts the ordinary tokens of the text (special tokens' texts as plain text) "
-    "that are not whole characters, out "
-    "of all its tokens; look at the tokens of the first case that differs in the chapter's "
-    "viewer.",
-    compare=_same_share,
-)
-
-# --- Task 3: where each token starts in the text ----------------------------------------------
-
-
-# The task rules out decode_with_offsets, which gives the same numbers. While the answer runs,
-# the probe swaps the code of tiktoken's function for one that counts its calls: every name the
-# answer may reach it by (the class attribute, or the function saved under another name) is
-# that one function object, so each call is counted; an answer that made any returns a marker.
-# (The grader refuses sys.setprofile, which would watch calls without touching tiktoken.)
-NO_OFFSETS = """
-def probe(answer, text, encoding_name):
-    import types
-
-    import tiktoken.core
-
-    function = tiktoken.core.Encoding.__dict__["decode_with_offsets"]
-    code, defaults = function.__code__, function.__defaults__
-    original = types.FunctionType(code, function.__globals__, function.__name__)
-    calls = []
-
-    def counted(self, tokens, calls=calls, original=original):
-        calls.append(len(tokens))
-        return original(self, tokens)
-
-    function.__code__, function.__defaults__ = counted.__code__, counted.__defaults__
-    try:
-        starts = answer(text, encoding_name)
-    finally:
-        function.__code__, function.__defaults__ = code, defaults
-    return "called decode_with_offsets" if calls else starts
+            _RANKS[ranks] = get_encoding(ranks)._mergeable_ranks
+        ranks = _RANKS[ranks]
+    counted, count = _counted(ranks)
+    ids = answer(text, counted, pattern)
+    few = count[0] <= {LOOKUPS_PER_BYTE} * len(text.encode("utf-8", "surrogatepass"))
+    return {{"ids": ids, {FEW!r}: few}}
 """
 
-
-def token_starts_reference(text: str, encoding_name: str) -> list[int]:
-    """The index in text of the character where each token starts: the number of whole
-    characters in the bytes before the token (the numbers tiktoken's decode_with_offsets gives,
-    worked out without it, as the task asks).
-
-    >>> token_starts_reference(" 🌍 hi", "gpt2")
-    [0, 1, 1, 2]
-    """
-    starts, before = [], b""
-    for piece in _pieces(text, encoding_name):
-        starts.append(len(before.decode("utf-8", "ignore")))  # a cut character is dropped
-        before += piece
-    return starts
+_ENCODINGS: dict[tuple, tuple] = {}  # (pattern, hash of the ranks) -> (ranks, encoder)
+_LOADED: dict[tuple, tuple] = {}  # (id, pattern) -> (ranks, encoder), for loaded encodings
 
 
-def _starts_by_offsets(text, encoding_name):
-    enc = get_encoding(encoding_name)
-    return enc.decode_with_offsets(enc.encode_ordinary(text))[1]
+def _encoder(mergeable_ranks: dict[bytes, int], pattern: str) -> tiktoken.Encoding:
+    """tiktoken's encoder for these ranks, built once: GPT-2's and cl100k's tables (the same
+    objects each probe loads) are found by identity, others by content."""
+    loaded = _LOADED.get((id(mergeable_ranks), pattern))
+    if loaded and loaded[0] is mergeable_ranks:
+        return loaded[1]
+    key = (pattern, hash(frozenset(mergeable_ranks.items())))
+    if key not in _ENCODINGS or _ENCODINGS[key][0] != mergeable_ranks:
+        encoding = tiktoken.Encoding(
+            "ranks", pat_str=pattern, mergeable_ranks=mergeable_ranks, special_tokens={}
+        )
+        _ENCODINGS[key] = (dict(mergeable_ranks), encoding)
+    if len(mergeable_ranks) > 10_000:  # an encoding's own table: few of them, kept alive
+        _LOADED[id(mergeable_ranks), pattern] = (mergeable_ranks, _ENCODINGS[key][1])
+    return _ENCODINGS[key][1]
 
 
-def _starts_by(length):
-    """Starts as running sums of length(token bytes)."""
-
-    def starts(text, encoding_name):
-        out, total = [], 0
-        for piece in _pieces(text, encoding_name):
-            out.append(total)
-            total += length(piece)
-        return out
-
-    return starts
+def _table_behind(ranks) -> dict[bytes, int]:
+    """The table behind the probe's counting view (ranks itself when it is a table): only the
+    reference reads it, the probe refuses an answer that does."""
+    for cell in getattr(type(ranks).__len__, "__closure__", None) or ():
+        if isinstance(cell.cell_contents, dict):
+            return cell.cell_contents
+    return ranks
 
 
-def _starts_stripping_replacements(text, encoding_name):
-    """Starts from the prefix decoded with errors='replace', its trailing U+FFFD stripped."""
-    starts, before = [], b""
-    for piece in _pieces(text, encoding_name):
-        starts.append(len(before.decode("utf-8", "replace").rstrip("\ufffd")))
-        before += piece
-    return starts
+def _tiktoken_ids(text: str, table: dict[bytes, int], pattern: str) -> list[int]:
+    """tiktoken's own ids of text for this table and pattern."""
+    return _encoder(table, pattern).encode_ordinary(text)
 
 
-def _lead_bytes(piece: bytes) -> int:
-    return sum(not 0x80 <= byte < 0xC0 for byte in piece)
+def encode_ranks_reference(text: str, mergeable_ranks: dict[bytes, int], pattern: str) -> list:
+    """tiktoken's ids of text for these ranks and this pattern (no special tokens). Through the
+    probe it reads the table behind the counting view, so it makes no counted look-up."""
+    return _tiktoken_ids(text, _table_behind(mergeable_ranks), pattern)
 
 
-def _starts_examples() -> Cases:
-    return [
-        (("hello world", "gpt2"), ""),
-        ((" 🌍 hi 你好", "gpt2"), "tokens that start inside a character"),
-        ((" 🌍 hi 你好", "o200k_base"), ""),
-        (("naïve café 🙂", "cl100k_base"), ""),
-        (("", "o200k_base"), "no text"),
-        (("ok \ufffd fine", "gpt2"), "a real U+FFFD in the text"),
-    ]
+def _ranks_with(pick):
+    """encode_ranks that looks every adjacent pair up again after each merge, as tiktoken's
+    _educational.py does, and merges the pair pick(parts, ranks) chooses (an index, or None)."""
 
-
-def _starts_scripts() -> Cases:
-    return [
-        (("cafe\u0301 👨‍👩‍👧‍👦!", "gpt2"), "a family emoji is seven characters"),
-        (("नमस्ते दुनिया 🦙", "cl100k_base"), ""),
-        (("x<|endoftext|>y 👍🏽", "cl100k_base"), "a special token's text is text"),
-        (("\ufffd🦙x", "gpt2"), "a real U+FFFD before an emoji"),
-    ]
-
-
-def _starts_hidden(rng: random.Random) -> Cases:
-    text = random_text(rng, rng.randint(2, 10))
-    mark = rng.choice(["", "\ufffd"])  # a real U+FFFD, half the time
-    cases = [((f"{text} 🦙 {text}", name), "random") for name in ("gpt2", rng.choice(ENCODINGS))]
-    return cases + [((f"{text} \ufffd{mark}🦙 {text}", "gpt2"), "random")]
-
-
-TOKEN_STARTS = TaskSpec(
-    "token_starts",
-    token_starts_reference,
-    (
-        Group("examples", 1, _starts_examples),
-        Group("scripts and emoji", 1, _starts_scripts),
-        Group("random texts", 1, hidden=_starts_hidden),
-    ),
-    (
-        Mistake("starts are str indices, counted in characters, not in bytes", _starts_by(len)),
-        Mistake(
-            "a token decoded on its own with errors='replace' has the wrong length: count the "
-            "characters that start in its bytes",
-            _starts_by(lambda piece: len(piece.decode("utf-8", "replace"))),
-        ),
-        Mistake(
-            "a token that begins with a continuation byte was counted from the next character: "
-            "it starts at the character its first byte belongs to",
-            _starts_by(_lead_bytes),
-        ),
-        Mistake(
-            "a U+FFFD can be a character of the text: stripping it from the decoded prefix "
-            "loses real characters; count the characters whose bytes are all there",
-            _starts_stripping_replacements,
-        ),
-        Mistake(
-            "the task asks for the starts worked out from the tokens' bytes: decode_with_offsets "
-            "gives the numbers the check compares with, and calling it, under whatever name, "
-            "earns nothing",
-            _starts_by_offsets,
-        ),
-    ),
-    "a token's start is the str index of the character that holds its first byte; compare your "
-    "starts with the tokens of the first case that differs.",
-    probe=NO_OFFSETS,
-)
-
-# --- Task 4: cl100k_base with digits grouped from the right ------------------------------------
-
-
-@functools.cache
-def _cl100k_with(pattern: str) -> tiktoken.Encoding:
-    """cl100k_base's ranks under another split pattern (no special tokens)."""
-    cl100k = get_encoding("cl100k_base")
-    return tiktoken.Encoding(
-        "cl100k_base with another split pattern",
-        pat_str=pattern,
-        mergeable_ranks=cl100k._mergeable_ranks,
-        special_tokens={},
-    )
-
-
-def _digits_by(number: str):
-    """The encoder whose split pattern is cl100k_base's with ``number`` for its digits."""
-    pattern = CL100K_PATTERN.replace(r"\p{N}{1,3}+", number)
-    return lambda text: _cl100k_with(pattern).encode_ordinary(text)
-
-
-def encode_digits_from_right_reference(text: str) -> list[int]:
-    """cl100k_base's ids, each run of digits in groups of three from the right: its split
-    pattern with chapter 06's right-grouped number alternative, so that every other token is
-    cl100k_base's own.
-
-    >>> cl100k = get_encoding("cl100k_base")
-    >>> [cl100k.decode([i]) for i in encode_digits_from_right_reference("in  1234567")]
-    ['in', ' ', ' ', '1', '234', '567']
-    """
-    return _cl100k_with(DIGITS_RIGHT_REFERENCE).encode_ordinary(text)
-
-
-def _groups_from_right(run: str) -> list[str]:
-    head = len(run) % 3 or 3  # from the right, only the first group can be short
-    return [run[:head]] + [run[i : i + 3] for i in range(head, len(run), 3)]
-
-
-def _reversed_groups(run: str) -> list[str]:
-    backwards = run[::-1]
-    return [backwards[i : i + 3] for i in range(0, len(backwards), 3)][::-1]
-
-
-def _encode_runs(groups):
-    """The text between digit runs encoded alone; each group of a run on its own."""
-
-    def encode(text: str) -> list[int]:
-        enc = get_encoding("cl100k_base")
-        ids, start = [], 0
-        for match in DIGIT_RUN.finditer(text):
-            ids += enc.encode_ordinary(text[start : match.start()])
-            for group in groups(match.group()):
-                ids += enc.encode_ordinary(group)
-            start = match.end()
-        return ids + enc.encode_ordinary(text[start:])
+    def encode(text, ranks, pattern):
+        ids = []
+        for chunk in split(text, pattern):
+            parts = [bytes([b]) for b in chunk.encode("utf-8")]
+            while (i := pick(parts, ranks)) is not None:
+                parts[i : i + 2] = [parts[i] + parts[i + 1]]
+            ids += [ranks[part] for part in parts]
+        return ids
 
     return encode
 
 
-def _spaced_then_dropped(text: str) -> list[int]:
-    enc = get_encoding("cl100k_base")
-    spaced = DIGIT_RUN.sub(lambda m: " ".join(_groups_from_right(m.group())), text)
-    return [i for i in enc.encode_ordinary(spaced) if i != enc.encode_single_token(" ")]
+def _joinable(parts, ranks):
+    return [i for i in range(len(parts) - 1) if parts[i] + parts[i + 1] in ranks]
 
 
-def _digits_examples() -> Cases:
-    return [
-        (("in 1234567 days",), ""),
-        (("1,234,567 and 3.14159",), "every run on its own"),
-        (("20240101 1887 42",), ""),
-        (("in  12345 days,\n\n  1234 nights",), "whitespace before a number, as cl100k_base"),
-        (("a 1234½-mile road",), "½ is a digit of the run: category N"),
-        (("no digits",), ""),
-        (("",), "no text"),
-    ]
+def _first_found(parts, ranks):
+    found = _joinable(parts, ranks)
+    return found[0] if found else None
 
 
-def _digits_draw(rng: random.Random) -> tuple[str]:
-    """A text whose numbers show each mistake: four or more digits, not a multiple of three,
-    one after a run of whitespace and one ending in a digit outside 0-9."""
-    numbers = [str(rng.randint(10**3, 10**9)) for _ in range(3)]
-    numbers = [n if len(n) % 3 else n + "1" for n in numbers]
-    space = rng.choice(["  ", "   ", "\n\n  ", "\t "])
-    other = rng.choice("½¼²³")
-    words = [random_text(rng, rng.randint(1, 3)) for _ in range(3)]
-    text = f"{words[0]}{space}{numbers[0]} {words[1]} {numbers[1]}{other} {words[2]} {numbers[2]}"
-    return (text,)
+def _leftmost_lowest(parts, ranks):
+    found = _joinable(parts, ranks)
+    return min(found, key=lambda i: (ranks[parts[i] + parts[i + 1]], i)) if found else None
 
 
-def _digits_hidden(rng: random.Random) -> Cases:
-    return drawn_until_caught(rng, _digits_draw, ENCODE_DIGITS, at_least=2)
+def _rightmost_lowest(parts, ranks):
+    found = _joinable(parts, ranks)
+    return max(found, key=lambda i: (-ranks[parts[i] + parts[i + 1]], i)) if found else None
 
 
-ENCODE_DIGITS = TaskSpec(
-    "encode_digits_from_right",
-    encode_digits_from_right_reference,
+def _lowest_parts(parts, ranks):
+    found = _joinable(parts, ranks)
+    return min(found, key=lambda i: ranks[parts[i]] + ranks[parts[i + 1]]) if found else None
+
+
+def _kept_ranks(refresh_left: bool = True):
+    """encode_ranks that keeps each adjacent pair's rank and, after a merge, looks up the pair
+    on the new piece's right and (refresh_left) on its left."""
+
+    def encode(text, ranks, pattern):
+        ids = []
+        for chunk in split(text, pattern):
+            parts = [bytes([b]) for b in chunk.encode("utf-8")]
+            pair_ranks = [ranks.get(a + b) for a, b in zip(parts, parts[1:])]
+            while any(rank is not None for rank in pair_ranks):
+                _rank, i = min((r, i) for i, r in enumerate(pair_ranks) if r is not None)
+                parts[i : i + 2] = [parts[i] + parts[i + 1]]
+                del pair_ranks[i]
+                if i > 0 and refresh_left:
+                    pair_ranks[i - 1] = ranks.get(parts[i - 1] + parts[i])
+                if i < len(pair_ranks):
+                    pair_ranks[i] = ranks.get(parts[i] + parts[i + 1])
+            ids += [ranks[part] for part in parts]
+        return ids
+
+    return encode
+
+
+def _through_tiktoken(text, ranks, pattern):
+    """tiktoken's own encoder, built from a copy of the ranks."""
+    table = dict(ranks)
+    encoding = tiktoken.Encoding("copy", pat_str=pattern, mergeable_ranks=table, special_tokens={})
+    return encoding.encode_ordinary(text)
+
+
+def _count_reset(text, ranks, pattern):
+    """Every pair looked up again after each merge, then the count set back to 0 through the
+    counting view's closure."""
+    ids = _ranks_with(_leftmost_lowest)(text, ranks, pattern)
+    for cell in type(ranks).get.__closure__ or ():
+        if isinstance(cell.cell_contents, list):
+            cell.cell_contents[0] = 0
+    return ids
+
+
+@cache
+def _trained_ranks() -> dict[bytes, int]:
+    return mergeable_ranks(_trained(_english(), 500, "CL100K_PATTERN"))
+
+
+# Chunks where the order of merges shows: repeats (the leftmost of equal pairs goes first),
+# numbers, and one long run of letters, on which looking every pair up again after each merge
+# costs far more than LOOKUPS_PER_BYTE per byte of the whole text.
+LONG_WORD = "internationalization" * 8
+ENCODE_TRAPS = f" aaaa !!!!???.... 🦙🦙🦙 ==== 1234567 {LONG_WORD}  \n\n   x"
+
+
+def _source(name: str):
+    """The ranks argument of a case: an encoding's name, or the trained tokenizer's ranks."""
+    return dict(_trained_ranks()) if name == "trained" else name
+
+
+def _encode_examples(name: str):
+    pattern = GPT2_PATTERN if name == "gpt2" else CL100K_PATTERN
+    return lambda: [((text, _source(name), pattern), name) for text in [ENCODE_TRAPS, *TEST_SET]]
+
+
+def _encode_hidden(rng: random.Random) -> Cases:
+    cases: Cases = []
+    for name in ("gpt2", "cl100k_base", "trained"):
+        pattern = GPT2_PATTERN if name == "gpt2" else CL100K_PATTERN
+        texts = [random_text(rng, 10) + ENCODE_TRAPS, window(rng, corpora.code("python"), 200)]
+        cases += [((text, _source(name), pattern), f"random, {name}") for text in texts]
+    return cases
+
+
+ENCODE_RANKS = TaskSpec(
+    "encode_ranks",
+    encode_ranks_reference,
     (
-        Group("numbers", 1, _digits_examples),
-        Group("random numbers", 1, hidden=_digits_hidden),
+        Group("GPT-2", 1, _encode_examples("gpt2")),
+        Group("cl100k_base", 1, _encode_examples("cl100k_base")),
+        Group("a tokenizer trained on Shakespeare", 1, _encode_examples("trained")),
+        Group("random texts", 1, hidden=_encode_hidden),
     ),
     (
         Mistake(
-            "this is cl100k_base as it is: it groups digits from the left; group them from "
-            "the right, so that the last group holds the units",
-            lambda text: get_encoding("cl100k_base").encode_ordinary(text),
+            "the first pair that joins into a token is not the one to merge: merge the pair "
+            "whose joined token has the lowest rank",
+            _ranks_with(_first_found),
         ),
         Mistake(
-            "grouping the reversed digits works, but each group must be turned back too",
-            _encode_runs(_reversed_groups),
+            "when the lowest rank is found at several places, merge the leftmost first",
+            _ranks_with(_rightmost_lowest),
         ),
         Mistake(
-            "the text around a number is cut as cl100k_base cuts it in context: encoding the "
-            "text between the numbers on its own joins the spaces before a number that "
-            "cl100k_base keeps apart",
-            _encode_runs(_groups_from_right),
+            "the rank that decides is the joined token's, not the sum of the parts' ranks",
+            _ranks_with(_lowest_parts),
         ),
         Mistake(
-            "only the digits 0-9 are grouped from the right: a run of digits is every character "
-            "Unicode counts as a number (category N), ½ and ² included",
-            _digits_by(r"[0-9]{1,3}(?=(?:[0-9]{3})*(?![0-9]))|\p{N}{1,3}+"),
+            "the ids are right, but after each merge every adjacent pair is looked up again "
+            "(as the chapter's split_token and tiktoken's _educational.py do): a merge changes "
+            "only the pairs that touch the new piece, the others keep their ranks",
+            _ranks_with(_leftmost_lowest),
         ),
         Mistake(
-            "a possessive quantifier never gives a digit back, so the leading digits of a "
-            "number whose length is not a multiple of 3 are lost",
-            _digits_by(r"\p{N}{1,3}+(?=(?:\p{N}{3})*+(?!\p{N}))"),
+            "after a merge the pair on the new piece's left changed too: its old rank belongs "
+            "to the piece that was merged away",
+            _kept_ranks(refresh_left=False),
         ),
         Mistake(
-            "the text's own spaces are tokens too: only the digits may be cut otherwise than "
-            "cl100k_base cuts them",
-            _spaced_then_dropped,
+            "your answer (or a function of the notebook it calls) reaches tiktoken: its module, "
+            "an encoding or a table taken from one. Encode with the ranks you are given",
+            _through_tiktoken,
+        ),
+        Mistake(
+            "your answer (or a function it calls) reaches behind the ranks it is given, to the "
+            "table or the count of look-ups: use the ranks only by looking tokens up",
+            _count_reset,
         ),
     ),
-    "the ids must be cl100k_base's everywhere but inside runs of digits; compare your tokens "
-    "with cl100k_base's on the first case that differs.",
+    "encode the first differing chunk alone, and decode tiktoken's ids and yours to pieces: "
+    "the first place where they part shows the merge your rule chose differently. If only the "
+    "look-ups differ, count how many your encoder makes on one long word.",
+    probe=LOAD_RANKS,
 )
 
-# --- Task 5: how an encoding cuts the numbers of a sentence ------------------------------------
+# --- Task 3: tiktoken_ranks ----------------------------------------------------------------------
 
 
-def digit_pieces_reference(text: str, encoding_name: str) -> list[list[str]]:
-    """For each run of digits in text, the pieces the encoding's tokens cut it into.
+def tiktoken_ranks_reference(vocab: dict[int, bytes], merges: list[SymbolPair], mistake: str = ""):
+    """{bytes: id} of the bytes and merged tokens; ids of merges must grow with their order."""
+    ids = {token: token_id for token_id, token in vocab.items()}
+    ranks = {}
+    for byte in range(256):
+        if bytes([byte]) not in ids:
+            if mistake == "bytes":
+                continue
+            raise ValueError(f"the vocabulary has no token for byte {byte}")
+        ranks[bytes([byte])] = ids[bytes([byte])]
+    last = -1
+    for left, right in merges:
+        token = left + right
+        if token not in ids:
+            raise ValueError(f"merge {(left, right)} makes {token!r}, which is not in vocab")
+        if ids[token] <= last and mistake != "order":
+            raise ValueError("the ids of merged tokens must grow with the merges' order")
+        last = ranks[token] = ids[token]
+    if mistake == "specials":
+        return {**ranks, **{token: i for token, i in ids.items() if token not in ranks}}
+    if mistake == "spelling":  # only the tokens spelled <|...|> taken for specials
+        others = {t: i for t, i in ids.items() if not (t.startswith(b"<|") and t.endswith(b"|>"))}
+        return {**ranks, **others}
+    return ranks
 
-    >>> digit_pieces_reference("in 381 AD", "gpt2")
-    [['38', '1']]
-    """
-    return _cut_runs(text, set(token_starts_reference(text, encoding_name)))
+
+def _ranks_mistake(mistake: str) -> Callable:
+    return lambda vocab, merges: tiktoken_ranks_reference(vocab, merges, mistake)
 
 
-def _cut_runs(text: str, starts: set[int], runs: regex.Pattern = DIGIT_RUN) -> list[list[str]]:
-    """Each match of runs in text, cut at the starts that fall inside it."""
-    pieces = []
-    for match in runs.finditer(text):
-        cuts = [match.start(), *sorted(s for s in starts if match.start() < s < match.end())]
-        pieces.append([text[a:b] for a, b in zip(cuts, [*cuts[1:], match.end()])])
-    return pieces
+def _by_merge_order(vocab: dict[int, bytes], merges: list[SymbolPair]) -> dict:
+    """Ranks numbered 0-255 for bytes and 256, 257, ... for merges: not the vocabulary's ids."""
+    ranks = {bytes([b]): b for b in range(256)}
+    for k, (left, right) in enumerate(merges):
+        ranks[left + right] = 256 + k
+    return ranks
 
 
-def _pieces_alone(text, encoding_name):
-    enc = get_encoding(encoding_name)
+@cache
+def _gpt2_vocab(n_merges: int = 300) -> tuple[dict, list]:
+    """GPT-2's bytes (in its order), its first merges and <|endoftext|> at 50256."""
+    ranks = get_encoding("gpt2")._mergeable_ranks  # tiktoken keeps them private
+    vocab = {rank: token for token, rank in ranks.items() if rank < 256 + n_merges}
+    vocab[50256] = EOT.encode()
+    merges = RegexTokenizer.from_tiktoken("gpt2").vocab_and_merges()[1][:n_merges]
+    return vocab, merges
+
+
+def _cs336_vocab(text: str, n_merges: int) -> tuple[dict, list]:
+    """CS336's order: <|endoftext|> at 0, bytes 1-256, then one token per merge."""
+    merges = _byte_merges(training_chunk_counts(text, GPT2_PATTERN), n_merges)
+    vocab = {0: EOT.encode(), **{1 + b: bytes([b]) for b in range(256)}}
+    for left, right in merges:
+        vocab[len(vocab)] = left + right
+    return vocab, merges
+
+
+def _ranks_cases() -> Cases:
+    """tiktoken_ranks: three id orders, specials left out, every error."""
+    cs336 = _cs336_vocab(corpora.english("train")[:4000], 40)
+    gpt2 = _gpt2_vocab()
+    vocab, merges = cs336
+    swapped = dict(vocab)
+    swapped[257], swapped[258] = vocab[258], vocab[257]
+    no_byte = {i: t for i, t in vocab.items() if t != b"e"}
+    no_token = {i: t for i, t in vocab.items() if t != vocab[260]}
+    plain = {b: bytes([b]) for b in range(256)} | {256: b"ab", 257: b"abc"}
+    bos_pad = plain | {258: b"<s>", 259: b"[PAD]"}
     return [
-        [enc.decode([i]) for i in enc.encode_ordinary(m.group())] for m in DIGIT_RUN.finditer(text)
+        ((plain, [(b"a", b"b"), (b"ab", b"c")]), ""),
+        ((bos_pad, [(b"a", b"b"), (b"ab", b"c")]), "specials spelled otherwise are left out"),
+        ((vocab, merges), "CS336's order: the special token at id 0 is left out"),
+        (gpt2, "GPT-2's byte order; <|endoftext|> at 50256 is left out"),
+        ((swapped, merges), "ids that fall with the merges' order raise ValueError"),
+        ((no_byte, merges[:3]), "a byte missing raises ValueError"),
+        ((no_token, merges), "a merge whose token is missing raises ValueError"),
+        (({b: bytes([b]) for b in range(256)}, []), "bytes only"),
     ]
 
 
-def _pieces_digit_tokens(text, encoding_name):
-    enc = get_encoding(encoding_name)
-    pieces, run = [], []
-    for i in enc.encode_ordinary(text):
-        token = enc.decode([i])
-        if token.isdigit():
-            run.append(token)
-        elif run:
-            pieces, run = [*pieces, run], []
-    return pieces + ([run] if run else [])
+def _random_vocab(rng: random.Random, broken: str = "") -> tuple:
+    """A vocabulary trained on random text, numbered in a random valid order (or broken)."""
+    merges = _byte_merges(training_chunk_counts(random_text(rng, 30), GPT2_PATTERN), 20)
+    byte_ids = rng.sample(range(300), 256)
+    vocab = {token_id: bytes([b]) for b, token_id in enumerate(byte_ids)}
+    next_id = 300
+    for left, right in merges:
+        next_id += rng.randint(1, 3)
+        vocab[next_id] = left + right
+    ids = [i for i, t in vocab.items() if len(t) > 1]
+    # two special tokens: GPT-2's spelling and another one (Llama's, BERT's)
+    vocab[next_id + 1] = EOT.encode()
+    vocab[next_id + 2] = rng.choice([b"<s>", b"</s>", b"<pad>", b"[PAD]", b"[CLS]"])
+    if broken == "order" and len(ids) > 1:
+        a, b = rng.sample(ids, 2)
+        vocab[a], vocab[b] = vocab[b], vocab[a]
+    if broken == "byte":
+        del vocab[rng.choice(byte_ids)]
+    if broken == "token" and ids:
+        del vocab[rng.choice(ids)]
+    return (vocab, merges)
 
 
-def _pieces_spaced_alone(text, encoding_name):
-    """Each run encoded alone after a space, as numbers in a sentence are, spaces dropped."""
-    enc = get_encoding(encoding_name)
-    pieces = [
-        [enc.decode([i]).strip() for i in enc.encode_ordinary(" " + run)]
-        for run in DIGIT_RUN.findall(text)
-    ]
-    return [[piece for piece in run if piece] for run in pieces]
+def _ranks_hidden(rng: random.Random) -> Cases:
+    """A valid vocabulary, one whose merged ids fall, one missing a byte, one missing a merge's
+    token; each with a special token spelled like GPT-2's and one spelled otherwise."""
+    broken = ("", "order", "byte", "token")
+    return [(_random_vocab(rng, kind), "hidden") for kind in broken]
 
 
-def _pieces_at_byte_starts(text, encoding_name):
-    """The reference's cuts at the tokens' byte offsets, taken for str indices."""
-    starts, offset = set(), 0
-    for piece in _pieces(text, encoding_name):
-        starts.add(offset)
-        offset += len(piece)
-    return _cut_runs(text, starts)
-
-
-def _pieces_digits_of_tokens(text, encoding_name):
-    """The digits of each token, a run lasting as long as tokens with digits follow."""
-    enc = get_encoding(encoding_name)
-    pieces, run = [], []
-    for i in enc.encode_ordinary(text):
-        digits = "".join(DIGIT_RUN.findall(enc.decode([i])))
-        if digits:
-            run.append(digits)
-        elif run:
-            pieces, run = [*pieces, run], []
-    return pieces + ([run] if run else [])
-
-
-def _pieces_ascii(text, encoding_name):
-    """The reference's cuts, for runs of 0-9 only."""
-    return _cut_runs(text, set(token_starts_reference(text, encoding_name)), ASCII_RUN)
-
-
-def _pieces_decimal(text, encoding_name):
-    """The reference's cuts, for runs of decimal digits only (\\d)."""
-    return _cut_runs(text, set(token_starts_reference(text, encoding_name)), DECIMAL_RUN)
-
-
-def _pieces_examples() -> Cases:
-    return [
-        (("in 381 AD", "gpt2"), "the space belongs to the token"),
-        (("in 380 and 381, 127 and 677", "gpt2"), ""),
-        (("(381) and $381, not 381", "gpt2"), "no space before a number"),
-        (("a café 381 km from 1910 1966", "gpt2"), "str indices, and one run per number"),
-        (("in ४५६७, 1910 1966", "gpt2"), "another script's digits are digits"),
-        (("in ४५६७ and 1234567", "cl100k_base"), ""),
-        (("x² = 4 and 1½ cups", "gpt2"), "² and ½ are in category N too"),
-        (("Chapter Ⅻ, 1234² m", "o200k_base"), ""),
-        (("in 381 and 2024", "o200k_base"), ""),
-        (("no numbers", "gpt2"), ""),
-    ]
-
-
-def _split_in_context(rng: random.Random) -> str:
-    """A number gpt2 cuts differently after a space than alone, and not in threes."""
-    gpt2 = get_encoding("gpt2")
-    while True:
-        number = str(rng.randint(100, 99_999))
-        spaced = [gpt2.decode([i]).strip() for i in gpt2.encode_ordinary(f" {number}")]
-        alone = [gpt2.decode([i]) for i in gpt2.encode_ordinary(number)]
-        if spaced != alone and spaced != regex.findall(r"\p{N}{1,3}", number):
-            return number
-
-
-def _pieces_hidden(rng: random.Random) -> Cases:
-    """gpt2 with a number cut in context, after a space, after a non-ASCII word and right after
-    punctuation, then years in a row; under the others, a number ending in a character of
-    category N that is not a decimal digit, and numbers of another digit system."""
-    number = _split_in_context(rng)
-    years = " ".join(str(rng.randint(1900, 2099)) for _ in range(3))
-    word = rng.choice(["café", "naïve", "日本", "Ωμέγα"])
-    other = "".join(rng.choice("०१२३४५६७८९") for _ in range(rng.randint(4, 7)))
-    return [
-        ((f"{random_text(rng, 2)} {word} {number} ({number}) in {years}", "gpt2"), "random"),
-        (
-            (
-                f"{number} x {rng.randint(10**4, 10**8)}{rng.choice('²³½¼Ⅻ')} {other}",
-                rng.choice(ENCODINGS[1:]),
-            ),
-            "random",
-        ),
-    ]
-
-
-DIGIT_PIECES = TaskSpec(
-    "digit_pieces",
-    digit_pieces_reference,
+TIKTOKEN_RANKS = TaskSpec(
+    "tiktoken_ranks",
+    tiktoken_ranks_reference,
     (
-        Group("sentences", 1, _pieces_examples),
-        Group("random numbers", 1, hidden=_pieces_hidden),
+        Group("CS336's and GPT-2's vocabularies", 1, _ranks_cases),
+        Group("trained vocabularies", 1, list, _ranks_hidden),
     ),
     (
         Mistake(
-            "a number in a sentence comes after a space, and gpt2 cuts ' 381' otherwise than "
-            "'381': cut the tokens of the whole text",
-            _pieces_alone,
+            "special tokens are left out: tiktoken takes them apart", _ranks_mistake("specials")
         ),
         Mistake(
-            "only cl100k_base and o200k_base cut digits in threes; gpt2's cuts come from its "
-            "merges",
-            lambda text, name: [regex.findall(r"\p{N}{1,3}", m) for m in DIGIT_RUN.findall(text)],
+            "merged ids that do not grow with the merges' order raise ValueError",
+            _ranks_mistake("order"),
         ),
+        Mistake("a byte missing from vocab raises ValueError", _ranks_mistake("bytes")),
         Mistake(
-            "a token may hold a space and digits (' 38'): its digits are a piece too",
-            _pieces_digit_tokens,
+            "special tokens are not known by their spelling: <s> and [PAD] are specials too",
+            _ranks_mistake("spelling"),
         ),
-        Mistake(
-            "a number is not always after a space: in '(381)' or at the start of the text gpt2 "
-            "cuts it as it cuts '381' alone, so cut the tokens of the whole text",
-            _pieces_spaced_alone,
-        ),
-        Mistake(
-            "the cuts are str indices, counted in characters: a byte offset is past the right "
-            "place once the text before it has a character of several bytes",
-            _pieces_at_byte_starts,
-        ),
-        Mistake(
-            "each run of digits is one number: a token that starts with a space starts a new "
-            "one, as ' 1966' after '1910' does",
-            _pieces_digits_of_tokens,
-        ),
-        Mistake(
-            "a run of digits is every character of category N, digits of other systems "
-            "(४५६७) included",
-            _pieces_ascii,
-        ),
-        Mistake(
-            "a run of digits is every character of category N: \\d leaves out ², ½ and Ⅻ, "
-            "which are numbers but not decimal digits",
-            _pieces_decimal,
-        ),
+        Mistake("a token's rank is its id in vocab, not its place in the merges", _by_merge_order),
     ),
-    "each piece is the part of one run of digits that one token of the whole text holds; "
-    "compare your pieces with the tokens around the first number that differs.",
+    "the ranks must hold exactly the 256 bytes and the merges' tokens, each at its id in "
+    "vocab; a token missing from vocab, or merged ids that fall in merge order, raise "
+    "ValueError.",
 )
 
-SPECS = (PASSAGES, PARTIAL_SHARE, TOKEN_STARTS, ENCODE_DIGITS, DIGIT_PIECES)
+SPECS = (READ_GPT2_FILES, ENCODE_RANKS, TIKTOKEN_RANKS)
 check, judge_tasks = checks_of(SPECS)
 
-# tiktoken is the tool of this chapter, so it stays; the book's measurements are out of reach.
-REFERENCE = ("book.analysis",)
+# The same modules as chapter 06's are out of reach: GPT-2's file format, the regex tokenizer and
+# its tiktoken export are the answers here.
+REFERENCE = ch06.REFERENCE

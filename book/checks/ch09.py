@@ -1,24 +1,24 @@
-"""Checks of exercises/09_fast_bpe.ipynb. References: small functions here and book.tokenizers.
+"""Checks of exercises/09_real_tokenizers.ipynb, as one spec per task. The reference is
+tiktoken, loaded offline (``book.encodings``).
 
-Every task extends the chapter's code: merging pre-tokens stored as tuples of bytes (CS336's
-form) through the index, a heap entry with CS336's tie-break and a pop that skips stale
-entries, adding up workers' counts that arrive out of order, a streaming encoder that yields
-as soon as it may, and tiktoken's ranks from a vocabulary and merges. Each task is one spec;
-the probes (run in the learner's kernel) watch the work an answer does: merge_pretokens may
-read only the pre-tokens it merges and touch only their pairs, pop_best may not scan the
-counts or the heap and must pop the entry it returns, merge_unordered and stream_encode are
-fed by a source that notes when each result or part is asked for. Each probe returns its
-findings under names, which a failure message shows.
+No task is a chapter cell with a line added: passages of at most N tokens that never cut a
+character, the share of tokens that are pieces of characters, where each token starts in the
+text, cl100k_base with digits grouped from the right, and how an encoding cuts the numbers of
+a sentence (in context, not alone). Every group of cases catches each known mistake
+(``tests/test_check_specs.py`` proves it on seeds 1-20).
 """
 
 from __future__ import annotations
 
-import heapq
+import functools
+import math
 import random
-from collections.abc import Callable
-from functools import cache
+
+import regex
+import tiktoken
 
 from book import corpora
+from book.checks.ch06 import DIGITS_RIGHT_REFERENCE
 from book.checks.spec import (
     Cases,
     Group,
@@ -30,1089 +30,774 @@ from book.checks.spec import (
     window,
 )
 from book.encodings import get_encoding
-from book.tokenizers.bpe.core import build_vocab, get_pair_counts, joined, merge
-from book.tokenizers.bpe.patterns import GPT2_PATTERN
-from book.tokenizers.bpe.pretokenize import last_cut, training_chunk_counts
-from book.tokenizers.bpe.regex_bpe import RegexTokenizer
-from book.tokenizers.bpe.train import inverted, train_merges
+from book.tokenizers.bpe.patterns import CL100K_PATTERN
 
-SymbolPair = tuple[bytes, bytes]
-EOT = "<|endoftext|>"
-
-HANDOUT = {(b"l", b"o", b"w"): 5, (b"l", b"o", b"w", b"e", b"r"): 2}
-HANDOUT |= {tuple(bytes([b]) for b in word): n for word, n in [(b"widest", 3), (b"newest", 6)]}
+ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
+DIGIT_RUN = regex.compile(r"\p{N}+")  # what cl100k_base's \p{N}{1,3} cuts into chunks
+ASCII_RUN = regex.compile("[0-9]+")  # the digits a learner may take for all of them
+DECIMAL_RUN = regex.compile(r"\d+")  # decimal digits of every script, but not ², ½ or Ⅻ
 
 
-def merge_symbols(symbols: tuple[bytes, ...], pair: SymbolPair) -> tuple[bytes, ...]:
-    """Each occurrence of pair, left to right, joined into one symbol.
+def _pieces(text: str, encoding_name: str, encode: str = "encode_ordinary") -> list[bytes]:
+    """The bytes of every token of text, special tokens' text counted as ordinary text."""
+    enc = get_encoding(encoding_name)
+    return [enc.decode_single_token_bytes(i) for i in getattr(enc, encode)(text)]
 
-    >>> merge_symbols((b"a", b"a", b"a"), (b"a", b"a"))
-    (b'aa', b'a')
+
+def _continues(piece: bytes) -> bool:
+    """True when a token starts with a UTF-8 continuation byte (10xxxxxx): inside a character."""
+    return 0x80 <= piece[0] < 0xC0
+
+
+# --- Task 1: passages of at most max_tokens tokens that never cut a character -------------------
+
+
+def passages_reference(text: str, encoding_name: str, max_tokens: int) -> list[str]:
+    """Consecutive passages of at most max_tokens tokens, cut only between characters.
+
+    >>> passages_reference(" 🌍 and", "gpt2", 1)
+    [' 🌍', ' and']
     """
-    return tuple(merge(symbols, pair, joined(0, pair)))
+    return _passages(text, encoding_name, max_tokens)
 
 
-def pair_index(counts: dict[tuple, int]) -> tuple[dict, dict]:
-    """(pair_counts, where) of pre-tokens: each pair's weighted count and the set holding it."""
-    pair_counts: dict[SymbolPair, int] = {}
-    where: dict[SymbolPair, set] = {}
-    for pretoken, count in counts.items():
-        get_pair_counts(pretoken, pair_counts, count)
-        for pair in zip(pretoken, pretoken[1:]):
-            where.setdefault(pair, set()).add(pretoken)
-    return pair_counts, where
+def _passages(
+    text, encoding_name, max_tokens, encode="encode_ordinary", back=True, whole=True, starts=None
+):
+    """The reference with its choices as switches (the known mistakes turn one off); starts
+    says whether a token starts a character (by default: its first byte does)."""
+    if max_tokens < 1:
+        raise ValueError(f"max_tokens must be at least 1, not {max_tokens}")
+    pieces = _pieces(text, encoding_name, encode)
+    starts = starts or (lambda piece: not _continues(piece))
+    cut_before = [j == len(pieces) or starts(pieces[j]) for j in range(len(pieces) + 1)]
+    passages, i = [], 0
+    while i < len(pieces):
+        j = min(i + max_tokens, len(pieces))
+        if back:
+            while j > i and not cut_before[j]:
+                j -= 1
+        else:  # goes on to the end of the character instead of giving tokens back
+            while not cut_before[j]:
+                j += 1
+        if j == i:  # one character needs more than max_tokens tokens
+            j = i + 1
+            while whole and not cut_before[j]:
+                j += 1
+        passages.append(b"".join(pieces[i:j]).decode("utf-8", "replace"))
+        i = j
+    return passages
 
 
-@cache
-def _plays(start: int = 0, n_chars: int = 3000) -> dict[bytes, int]:
-    """Pre-token counts of a stretch of the training plays (GPT-2's split)."""
-    return training_chunk_counts(corpora.english("train")[start : start + n_chars], GPT2_PATTERN)
+def _passages_zero_only(text, encoding_name, max_tokens):
+    if max_tokens == 0:
+        raise ValueError(max_tokens)
+    return _passages(text, encoding_name, max(max_tokens, 1))
 
 
-def _byte_merges(word_counts: dict[bytes, int], n: int) -> list[SymbolPair]:
-    """The book's first n merges of word_counts, as pairs of bytes."""
-    merges = train_merges(word_counts, n)
-    vocab = build_vocab(merges)
-    return [(vocab[a], vocab[b]) for (a, b), _count in merges]
+def _passages_by_decoding(text, encoding_name, max_tokens):
+    """Gives tokens back while the decoded passage holds a '\ufffd', a real one included."""
+    if max_tokens < 1:
+        raise ValueError(max_tokens)
+    enc = get_encoding(encoding_name)
+    ids, passages, i = enc.encode_ordinary(text), [], 0
+    while i < len(ids):
+        j = min(i + max_tokens, len(ids))
+        while j > i and REPLACEMENT in enc.decode(ids[i:j]):
+            j -= 1
+        if j == i:
+            j = i + 1
+            while j < len(ids) and REPLACEMENT in enc.decode(ids[i:j]):
+                j += 1
+        passages.append(enc.decode(ids[i:j]))
+        i = j
+    return passages
 
 
-def _state(word_counts: dict[bytes, int], k: int) -> tuple[dict, SymbolPair]:
-    """The pre-tokens after the first k merges, and merge k (the next one)."""
-    merges = _byte_merges(word_counts, k + 1)
-    counts = {tuple(bytes([b]) for b in word): n for word, n in word_counts.items()}
-    for pair in merges[:k]:
-        counts = {merge_symbols(t, pair): n for t, n in counts.items()}
-    return counts, merges[min(k, len(merges) - 1)]
+def _passages_every(text, encoding_name, max_tokens):
+    if max_tokens < 1:
+        raise ValueError(max_tokens)
+    enc = get_encoding(encoding_name)
+    ids = enc.encode_ordinary(text)
+    return [enc.decode(ids[i : i + max_tokens]) for i in range(0, len(ids), max_tokens)]
 
 
-# --- Task 1: merge_pretokens ---------------------------------------------------------------------
-
-# pair_counts and where are mappings that count every read and write made to them: merging
-# through the index touches a few pairs per symbol of the pre-tokens in where[pair]; counting
-# and indexing everything again touches every pair. Each pre-token is a tuple that notes when
-# its symbols are read (iterated, indexed, searched): merging through the index reads only the
-# pre-tokens in where[pair]; looking for them in counts reads them all. The probe returns the
-# new counts in order, pair_counts and where after, counts unchanged, whether the work on the
-# index fits the merge, how many pre-tokens outside where[pair] were read: each under a name,
-# which a failure shows ("at ['where afterwards']...").
-LEDGER = """
-from collections.abc import MutableMapping
+EMOJI = " 🌍 and 😀 ok"  # gpt2: each emoji is three tokens, the first holding the space
+REPLACEMENT = "\ufffd"  # a real character in the text, which a token may hold whole
 
 
-class Ledger(MutableMapping):
-    def __init__(self, store):
-        self._store, self.work = dict(store), 0
-
-    def __getitem__(self, key):
-        self.work += 1
-        return self._store[key]
-
-    def __setitem__(self, key, value):
-        self.work += 1
-        self._store[key] = value
-
-    def __delitem__(self, key):
-        self.work += 1
-        del self._store[key]
-
-    def __iter__(self):
-        self.work += len(self._store)
-        return iter(list(self._store))
-
-    def __len__(self):
-        return len(self._store)
-
-    def __repr__(self):
-        return repr(self._store)
-
-
-# A tuple class whose instances add their id to read when their symbols are read.
-def watched(read):
-    def noting(method):
-        def note(self, *args):
-            read.add(id(self))
-            return method(self, *args)
-
-        return note
-
-    names = ("__iter__", "__getitem__", "__contains__", "index", "count")
-    return type("Pretoken", (tuple,), {name: noting(getattr(tuple, name)) for name in names})
-
-
-# value with every tuple in it a plain tuple: the judge receives builtin types only.
-def plain(value):
-    if isinstance(value, tuple):
-        return tuple(plain(item) for item in tuple.__iter__(value))
-    if isinstance(value, list):
-        return [plain(item) for item in value]
-    if isinstance(value, (set, frozenset)):
-        return {plain(item) for item in value}
-    if isinstance(value, dict):
-        return {plain(k): plain(v) for k, v in dict.items(value)}
-    return value
-
-
-def probe(answer, counts, pair_counts, where, pair):
-    read = set()
-    pretoken_class = watched(read)
-    pretoken = {t: pretoken_class(t) for t in counts}
-    counts = {pretoken[t]: n for t, n in counts.items()}
-    where = {p: {pretoken.get(t, t) for t in ts} for p, ts in where.items()}
-    before = dict(counts)
-    holders = {id(t) for t in where.get(pair, ())}
-    others = {id(t) for t in counts} - holders
-    symbols = sum(len(t) for t in where.get(pair, ()))
-    pair_counts, where = Ledger(pair_counts), Ledger(where)
-    merged = answer(counts, pair_counts, where, pair)
-    outside = read & others
-    items = list(merged.items()) if isinstance(merged, dict) else merged
-    kept = counts == before and list(counts) == list(before)
-    work = pair_counts.work + where.work
-    return {
-        "the dict returned, as a list of items": plain(items),
-        "pair_counts afterwards": plain(pair_counts._store),
-        "where afterwards": plain(where._store),
-        "counts, the argument": "left as it was" if kept else "changed",
-        "work on pair_counts and where": (
-            "through the index" if work <= 12 * symbols + 12 else "touched pairs it did not merge"
-        ),
-        "pre-tokens read outside where[pair]": len(outside),
-    }
-"""
-
-
-def merge_pretokens_reference(counts: dict, pair_counts, where, pair, mistake: str = "") -> dict:
-    """Merge the pre-tokens in where[pair]; pair_counts and where updated for them only."""
-    renamed = {}
-    # sorted: the same work whatever the set's order
-    holding = sorted(where.get(pair, ()))
-    if mistake == "found in counts":
-        holding = [t for t in counts if pair in zip(t, t[1:])]
-    for old in holding:
-        new, n = merge_symbols(old, pair), counts[old]
-        olds, news = list(zip(old, old[1:])), list(zip(new, new[1:]))
-        if mistake == "once per pre-token":
-            olds, news = list(dict.fromkeys(olds)), list(dict.fromkeys(news))
-        for p in olds:
-            pair_counts[p] = pair_counts[p] - n
-            if pair_counts[p] == 0:
-                del pair_counts[p]
-        for p in dict.fromkeys(zip(old, old[1:])):
-            if mistake == "refile next to the merge" and p != pair:
-                continue
-            holders = where[p]
-            holders.discard(old)
-            if not holders:
-                del where[p]
-        for p in news:
-            pair_counts[p] = pair_counts.get(p, 0) + n
-        for p in dict.fromkeys(news):
-            where.setdefault(p, set()).add(new)
-        renamed[old] = new
-    if mistake == "in place":
-        for old, new in renamed.items():
-            counts[new] = counts.pop(old)
-        return counts
-    return {renamed.get(t, t): n for t, n in counts.items()}
-
-
-def _rebuilt(counts, pair_counts, where, pair):
-    """Every pre-token merged, then everything counted and indexed again."""
-    merged = {merge_symbols(pretoken, pair): count for pretoken, count in counts.items()}
-    new_counts, new_where = pair_index(merged)
-    pair_counts.clear()
-    pair_counts.update(new_counts)
-    where.clear()
-    where.update(new_where)
-    return merged
-
-
-def _merge_mistake(mistake: str) -> Callable:
-    return lambda *args: merge_pretokens_reference(*args, mistake=mistake)
-
-
-def _merge_args(counts: dict, pair, padding: dict | None = None) -> tuple:
-    """The arguments of merge_pretokens, with many pre-tokens that do not hold pair added."""
-    counts = dict(counts)
-    for word, n in (padding or {}).items():
-        pretoken = tuple(bytes([b]) for b in word)
-        if pair not in zip(pretoken, pretoken[1:]) and pretoken not in counts:
-            counts[pretoken] = n
-    pair_counts, where = pair_index(counts)
-    return (counts, pair_counts, where, pair)
-
-
-def _with_repeats(state: tuple[dict, SymbolPair]) -> tuple[dict, SymbolPair]:
-    """state with a pre-token l r l r l added (pair = (l, r)): each of its pairs twice."""
-    counts, (left, right) = state
-    return {**counts, (left, right, left, right, left): 2}, (left, right)
-
-
-def _merge_small() -> Cases:
-    """The handout, overlaps, pairs left elsewhere, far pairs; one padded with the plays."""
-    after_st = {merge_symbols(t, (b"s", b"t")): n for t, n in HANDOUT.items()}
-    overlap = {(b"a", b"a", b"a"): 1, (b"a", b"a", b"a", b"a"): 2}
-    leftover = {(b"x", b"a", b"b", b"x", b"a"): 3, (b"a", b"b"): 1}
-    far = {(b"a", b"b", b"c", b"d"): 2, (b"c", b"d"): 5, (b"the",): 7}
-    ends = {(b"a", b"b", b"c", b"a", b"b"): 4}
-    japanese = {tuple(bytes([b]) for b in w.encode()): n for w, n in [("日本", 2), ("本日", 1)]}
+def _passages_examples() -> Cases:
     return [
-        (_merge_args(HANDOUT, (b"s", b"t")), "the CS336 handout's first merge"),
-        (_merge_args(after_st, (b"e", b"st")), "its second: a merged symbol in a pair"),
-        (_merge_args(overlap, (b"a", b"a")), "overlaps: (a, a) twice in a a a, merged once"),
-        (_merge_args(leftover, (b"a", b"b")), "(x, a) stays in the word it leaves once"),
-        (_merge_args(far, (b"a", b"b")), "where[(c, d)] must hold the new tuple, not the old"),
-        (_merge_args(ends, (b"a", b"b")), "the pair at both ends"),
-        (_merge_args(japanese, (b"\xe6", b"\x97")), "bytes of one character"),
-        (_merge_args(far, (b"q", b"r")), "a pair that no pre-token holds changes nothing"),
-        (_merge_args({}, (b"a", b"b")), "no pre-tokens"),
-        (_merge_args(leftover, (b"a", b"b"), _plays()), "among 600 words that lack the pair"),
+        (("Hello, world! How are you?", "o200k_base", 3), ""),
+        ((EMOJI, "gpt2", 2), "give tokens back rather than cut a character"),
+        ((EMOJI, "gpt2", 1), "a character that needs more tokens than allowed goes whole"),
+        (("a <|endoftext|> b", "cl100k_base", 2), "a special token's text is text"),
+        ((f"ok {REPLACEMENT} fine", "gpt2", 2), "a real '\ufffd' is a whole character"),
+        (("", "gpt2", 5), "no text"),
+        (("abc", "gpt2", 0), "max_tokens < 1 raises ValueError"),
+        (("abc", "gpt2", -2), "a negative max_tokens too"),
     ]
 
 
-def _merge_plays() -> Cases:
-    """Shakespeare: merges 0 and 25, and merge 40 among words that lack the pair."""
-    plays = _plays()
+def _passages_scripts() -> Cases:
+    passages = corpora.parallel()
     return [
-        (_merge_args(*_state(plays, 0)), "Shakespeare, the first merge"),
-        (_merge_args(*_with_repeats(_state(plays, 25))), "Shakespeare, merge 25"),
-        (_merge_args(*_state(plays, 40), _plays(3000)), "merge 40, more words without it"),
+        (("नमस्ते दुनिया 🙂", "gpt2", 4), ""),
+        (("नमस्ते दुनिया", "o200k_base", 1), ""),
+        ((passages["Amharic"][:200] + " 👨‍👩‍👧", "o200k_base", 7), "Amharic"),
+        ((passages["Chinese"][:200] + "<|endoftext|>", "gpt2", 10), "Chinese"),
+        (("日本語 🦙🦙 ok", "gpt2", 1), ""),
+        ((f"नमस्ते {REPLACEMENT} दुनिया 🙂", "o200k_base", 2), "a real '\ufffd'"),
+        (("नमस्ते", "gpt2", -1), "max_tokens < 1 raises ValueError"),
     ]
 
 
-def _merge_hidden(rng: random.Random) -> Cases:
-    """Random text after a few merges, then padded with words of the plays."""
-    cases = []
-    while len(cases) < 3:
-        counts = training_chunk_counts(random_text(rng, rng.randint(6, 14)), GPT2_PATTERN)
-        if counts:
-            state = _with_repeats(_state(counts, rng.randint(0, 6)))
-            cases.append((_merge_args(*state, _plays(rng.randrange(0, 20_000, 1000))), "hidden"))
-    return cases
+def _passages_hidden(rng: random.Random) -> Cases:
+    """Random texts with emoji and a real '\ufffd', drawn until tokens must be given back and
+    a character needs more tokens than allowed (rejection sampling: targeted, and the same for
+    one rng)."""
+    code = window(rng, corpora.code("python"), 300)
+    while True:
+        emoji = rng.sample(["🦙", "👍🏽", "🌍", "😀", "👨‍👩‍👧"], 2)
+        text = (
+            f"{random_text(rng, rng.randint(1, 4))} {emoji[0]} ab {emoji[1]}"
+            f"{REPLACEMENT} x<|endoftext|>"
+        )
+        args = (text, "gpt2", rng.randint(2, 4))
+        expected = passages_reference(*args)
+        short = (text, "gpt2", 1)
+        if (
+            _passages(*args, back=False) != expected
+            and _passages_by_decoding(*args) != expected
+            and _passages(*short, whole=False) != passages_reference(*short)
+        ):
+            return [
+                (args, "random"),
+                (short, "random"),
+                ((code, "cl100k_base", 9), "random"),
+                ((text, "o200k_base", -rng.randint(1, 9)), "random"),
+            ]
 
 
-MERGE_PRETOKENS = TaskSpec(
-    "merge_pretokens",
-    merge_pretokens_reference,
+PASSAGES = TaskSpec(
+    "passages_by_tokens",
+    passages_reference,
     (
-        Group("hand-made pre-tokens", 2, _merge_small),
-        Group("Shakespeare", 1, _merge_plays, _merge_hidden),
+        Group("examples", 1, _passages_examples),
+        Group("scripts and emoji", 1, _passages_scripts),
+        Group("random texts", 1, hidden=_passages_hidden),
     ),
     (
-        Mistake("counting and indexing everything again: visit only where[pair]", _rebuilt),
         Mistake(
-            "looking into every pre-token of counts to find the ones to merge is the scan "
-            "that where[pair] saves",
-            _merge_mistake("found in counts"),
+            "cutting the ids every max_tokens tokens cuts characters in half: a passage may end "
+            "only before a token that starts a character",
+            _passages_every,
         ),
         Mistake(
-            "a merged pre-token has a new key: every pair it holds must file the new tuple",
-            _merge_mistake("refile next to the merge"),
+            "a passage holds at most max_tokens tokens: give tokens back to the start of the "
+            "character, do not go on to its end",
+            lambda text, name, n: _passages(text, name, n, back=False),
         ),
         Mistake(
-            "each occurrence of a pair counts: a a a holds (a, a) twice",
-            _merge_mistake("once per pre-token"),
+            "a character that alone needs more than max_tokens tokens goes whole into one passage",
+            lambda text, name, n: _passages(text, name, n, whole=False),
         ),
-        Mistake("return a new dict: counts must stay as it is", _merge_mistake("in place")),
+        Mistake(
+            "a '\ufffd' in the decoded passage is not proof of a cut character: the text may "
+            "hold a real one (U+FFFD, three valid bytes); look at the bytes of the tokens",
+            _passages_by_decoding,
+        ),
+        Mistake(
+            "encode with encode_ordinary: a special token's text in a document is text",
+            lambda text, name, n: _passages(text, name, n, encode="encode"),
+        ),
+        Mistake(
+            "a passage may hold max_tokens tokens, not one fewer",
+            lambda text, name, n: _passages(text, name, max(n - 1, 1)) if n > 0 else 1 / 0,
+        ),
+        Mistake(
+            "max_tokens below 1 is an error, a negative one as well as 0",
+            _passages_zero_only,
+        ),
+        Mistake(
+            "a passage may end before a token that starts a character even when that token "
+            "is not a whole character",
+            lambda text, name, n: _passages(
+                text, name, n, starts=lambda piece: not _invalid(piece)
+            ),
+        ),
     ),
-    "afterwards pair_counts and where must describe the new pre-tokens exactly (every "
-    "occurrence counted, no zero counts, no empty sets), the new dict keeps the old order, "
-    "and only the pre-tokens in where[pair] are read.",
-    probe=LEDGER,
+    "each passage holds at most max_tokens tokens, as many as fit, and ends only where the next "
+    "token starts a character; compare your passages with the tokens around the first one that "
+    "differs.",
 )
 
-
-# --- Task 2: heap_entry --------------------------------------------------------------------------
-
-# The probe pushes one entry per pair and pops them all with heapq: the pairs in that order.
-HEAP_ORDER = """
-import heapq
+# --- Task 2: the share of tokens that are pieces of characters ---------------------------------
 
 
-def probe(answer, counts):
-    entries = [(answer(pair, count), pair) for pair, count in counts.items()]
-    heap = [entry for entry, _pair in entries]
-    heapq.heapify(heap)
-    order = []
-    while heap:
-        top = heapq.heappop(heap)
-        order.append(next(pair for entry, pair in entries if entry is top))
-    return {"the pairs, in the order heapq pops their entries": order}
-"""
+def partial_share_reference(text: str, encoding_name: str) -> float:
+    """The share of text's tokens that are not whole UTF-8 characters on their own.
+
+    >>> partial_share_reference(" 🌍", "gpt2")
+    1.0
+    """
+    return _share(text, encoding_name, _invalid)
 
 
-def heap_entry_reference(pair: SymbolPair, count: int) -> tuple:
-    """The smallest entry is the highest count, then the greater pair (book's ``inverted``)."""
-    return (-count, inverted(pair[0]), inverted(pair[1]), pair)
+def _invalid(piece: bytes) -> bool:
+    try:
+        piece.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
 
 
-def _ended(flip: Callable[[int], int], end: int | None) -> Callable:
-    """An entry whose symbols have each byte flipped by flip, then end appended (None: none)."""
-
-    def key(data: bytes) -> tuple:
-        return (*map(flip, data), *(() if end is None else (end,)))
-
-    return lambda pair, count: (-count, key(pair[0]), key(pair[1]), pair)
+def _share(text, encoding_name, is_partial, encode="encode_ordinary") -> float:
+    pieces = _pieces(text, encoding_name, encode)
+    return sum(map(is_partial, pieces)) / len(pieces) if pieces else 0.0
 
 
-def _as_number(symbol: bytes) -> int:
-    """symbol's bytes read as one big-endian number (a mistake: b'Z' then sorts below b'BA')."""
-    return int.from_bytes(symbol, "big")
+def _same_share(got, expected) -> bool:
+    """Shares equal up to rounding: an int 0 for no text is the same share as 0.0."""
+    number = isinstance(got, (int, float)) and not isinstance(got, bool)
+    return number and math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
 
 
-HANDOUT_PAIRS = [(b"A", b"B"), (b"A", b"C"), (b"B", b"ZZ"), (b"BA", b"A")]
-
-
-def _entry_ties() -> Cases:
-    """The handout's tie, counts before bytes."""
-    counts = {(b"a", b"b"): 3, (b"c", b"d"): 2, (b"e", b"f"): 1, (b"B", b"ZZ"): 2}
-    nul = {(b"B", b"ZZ"): 4, (b"B\x00", b"A"): 4, (b"BA", b"A"): 4, (b"A", b"B\x00"): 4}
+def _share_examples() -> Cases:
     return [
-        (({pair: 5 for pair in HANDOUT_PAIRS},), "the handout's four tied pairs"),
-        ((counts,), "counts first, whatever the bytes"),
-        ((nul | {(b"A", b"B"): 4},), "byte 00 after a symbol: b'B\\x00' > b'B'"),
-        (({(b"BA", b"A"): 5, (b"Z", b"A"): 5, (b"B", b"ZZ"): 5},), "b'Z' > b'BA', though shorter"),
+        (("Hello, world!", "o200k_base"), ""),
+        ((" 🌍", "gpt2"), ""),
+        (("नमस्ते दुनिया", "gpt2"), ""),
+        ((f"naïve café {REPLACEMENT} 日本語 👨‍👩‍👧", "cl100k_base"), "a real '\ufffd' is whole"),
+        (("", "gpt2"), "no text: 0.0"),
+        (("नमस्ते<|endoftext|>", "o200k_base"), "a special token's text is text"),
     ]
 
 
-def _entry_prefixes() -> Cases:
-    """Symbols that are prefixes of one another; bytes 00 and FF."""
-    prefixes = {(b"a", b"x"): 2, (b"ab", b"x"): 2, (b"b", b"c"): 2, (b"b", b"cd"): 2}
-    extremes = {(b"\xff", b"a"): 1, (b"\xfe\xff", b"a"): 1, (b"\x00", b"a"): 1}
-    extremes |= {(b"\x00\x00", b"a"): 1, (b"\xff\xff", b"a"): 1, (b"\x00", b"b"): 3}
-    extremes |= {(b"\xff\x01", b"a"): 1}
+def _share_replacement() -> Cases:
     return [
-        ((prefixes,), "a prefix is smaller: (b'ab', b'x') before (b'a', b'x')"),
-        ((extremes,), "bytes 00 and FF, and their prefixes"),
+        ((f"ok {REPLACEMENT}{REPLACEMENT} नमस्ते", "gpt2"), ""),
+        ((f"{REPLACEMENT} naïve 🦙", "o200k_base"), ""),
+        ((f"<|endoftext|>{REPLACEMENT}", "cl100k_base"), "a special token's text is text"),
     ]
 
 
-SYMBOLS = [b"a", b"b", b"ab", b"ba", b"aa", b"\xff", b"\xfe\xff", b"\x00", b"\x00a", b"\x00\x00"]
+def _share_hidden(rng: random.Random) -> Cases:
+    text = random_text(rng, rng.randint(2, 10))
+    return [
+        ((f"{text} {REPLACEMENT} नमस्ते 🦙<|endoftext|>", name), "random")
+        for name in rng.sample(ENCODINGS, 2)
+    ]
 
 
-def _random_counts(rng: random.Random) -> dict:
-    """Pairs of symbols that are prefixes of one another, few distinct counts."""
-    # sorted, then shuffled: a set's order depends on the process's hash seed
-    pairs = sorted({(rng.choice(SYMBOLS), rng.choice(SYMBOLS)) for _ in range(20)})
-    rng.shuffle(pairs)
-    return {pair: rng.randint(1, 3) for pair in pairs}
-
-
-def _entry_hidden(rng: random.Random) -> Cases:
-    """Random pairs of symbols, drawn until every known mistake orders one of them wrong."""
-    return drawn_until_caught(rng, lambda rng: (_random_counts(rng),), HEAP_ENTRY)
-
-
-HEAP_ENTRY = TaskSpec(
-    "heap_entry",
-    heap_entry_reference,
+PARTIAL_SHARE = TaskSpec(
+    "partial_share",
+    partial_share_reference,
     (
-        Group("counts and the handout's tie", 1, _entry_ties),
-        Group("prefixes, bytes 00 and FF", 1, _entry_prefixes, _entry_hidden),
+        Group("scripts", 1, _share_examples),
+        Group("the replacement character", 1, _share_replacement),
+        Group("random texts", 1, hidden=_share_hidden),
     ),
     (
         Mistake(
-            "heapq pops the smallest entry: a tie must go to the greater pair",
-            lambda pair, count: (-count, pair),
+            "'\ufffd' in a decoded token is not proof: the text may hold a real '\ufffd' "
+            "(U+FFFD, three valid bytes); test whether the bytes are valid UTF-8",
+            lambda text, name: _share(
+                text,
+                name,
+                lambda piece: REPLACEMENT in piece.decode("utf-8", "replace"),
+            ),
         ),
         Mistake(
-            "heapq pops the smallest entry: the highest count must make the smallest",
-            lambda pair, count: (count, inverted(pair[0]), inverted(pair[1]), pair),
+            "a token that starts a character but ends inside it is a piece too, not only one "
+            "that starts with a continuation byte",
+            lambda text, name: _share(text, name, _continues),
         ),
         Mistake(
-            "a symbol that begins a longer one came out first: b'BA' is greater than b'B'",
-            _ended(lambda b: 255 - b, None),
+            "a token with bytes above 127 may be whole characters (é, 日): count the tokens "
+            "whose bytes are not valid UTF-8 on their own",
+            lambda text, name: _share(text, name, lambda piece: max(piece) >= 0x80),
         ),
         Mistake(
-            "the end of a flipped symbol is also byte 00 flipped: b'B' and b'B\\x00' sort "
-            "alike up to it, yet b'B\\x00' is the greater",
-            _ended(lambda b: 255 - b, 255),
+            "a token that holds a space and the first bytes of a character is a piece too: "
+            "decoding it with errors='ignore' hides that",
+            lambda text, name: _share(
+                text, name, lambda piece: not piece.decode("utf-8", "ignore")
+            ),
         ),
         Mistake(
-            "the value that ends a symbol sorts before some bytes (00 and 01 negated): b'B' "
-            "then comes out before the greater b'B\\x00'",
-            _ended(lambda b: -b, -1),
-        ),
-        Mistake(
-            "bytes read as one number make a longer symbol the greater: b'Z' is greater than "
-            "b'BA', as Python compares bytes, byte by byte",
-            lambda pair, count: (-count, -_as_number(pair[0]), -_as_number(pair[1]), pair),
-        ),
-        Mistake(
-            "compare the left symbols, then the right ones: not the joined bytes",
-            lambda pair, count: (-count, inverted(pair[0] + pair[1]), pair),
+            "encode with encode_ordinary: a special token's text in a document is text, and "
+            "encode refuses it",
+            lambda text, name: _share(text, name, _invalid, encode="encode"),
         ),
     ),
-    "the pairs must come out highest count first and, among equal counts, greatest pair "
-    "first (left symbols compared as bytes, then right ones), whatever bytes from 00 to FF "
-    "they hold.",
-    probe=HEAP_ORDER,
+    "the share counts the ordinary tokens of the text (special tokens' texts as plain text) "
+    "that are not whole characters, out "
+    "of all its tokens; look at the tokens of the first case that differs in the chapter's "
+    "viewer.",
+    compare=_same_share,
 )
 
-# --- Task 3: pop_best ----------------------------------------------------------------------------
-
-# The probe runs a trainer's loop on pop_best: entries (-count, rank, serial, pair), rank a pair's
-# place among the case's pairs from the greatest, serial the push's number (so that no two
-# entries are equal); None in updates pops one (and the pair is merged away), (pair, count) sets
-# a count and pushes a fresh entry. The counts and the heap refuse to be scanned: a pop that
-# looks at every pair is no faster than the chapter's scan. Each entry holds its own copy of its
-# pair, so the pair returned tells which entry it came from: if that entry is still in the heap
-# afterwards, the answer returned a pair without popping its entry (an entry pushed back with
-# the pair's current count, as Hugging Face's trainer does, is popped before it is returned).
-POP_LOOP = """
-import heapq
-from collections.abc import MutableMapping
+# --- Task 3: where each token starts in the text ----------------------------------------------
 
 
-def _refuse(*args, **kwargs):
-    raise TypeError("pop_best must not scan the counts or the heap: pop entries with heapq")
+# The task rules out decode_with_offsets, which gives the same numbers. While the answer runs,
+# the probe swaps the code of tiktoken's function for one that counts its calls: every name the
+# answer may reach it by (the class attribute, or the function saved under another name) is
+# that one function object, so each call is counted; an answer that made any returns a marker.
+# (The grader refuses sys.setprofile, which would watch calls without touching tiktoken.)
+NO_OFFSETS = """
+def probe(answer, text, encoding_name):
+    import types
 
+    import tiktoken.core
 
-class Counts(MutableMapping):
-    def __init__(self, counts):
-        self._store = dict(counts)
+    function = tiktoken.core.Encoding.__dict__["decode_with_offsets"]
+    code, defaults = function.__code__, function.__defaults__
+    original = types.FunctionType(code, function.__globals__, function.__name__)
+    calls = []
 
-    def __getitem__(self, key):
-        return self._store[key]
+    def counted(self, tokens, calls=calls, original=original):
+        calls.append(len(tokens))
+        return original(self, tokens)
 
-    def __setitem__(self, key, value):
-        self._store[key] = value
-
-    def __delitem__(self, key):
-        del self._store[key]
-
-    __iter__ = __len__ = keys = values = items = _refuse
-
-
-class Heap(list):
-    def __getitem__(self, index):
-        if index == 0:
-            return list.__getitem__(self, 0)
-        _refuse()
-
-    __iter__ = __contains__ = __reversed__ = index = count = remove = sort = _refuse
-    copy = __copy__ = _refuse
-
-
-def probe(answer, counts, updates):
-    pairs = sorted({*counts, *(u[0] for u in updates if u is not None)}, reverse=True)
-    rank = {pair: k for k, pair in enumerate(pairs)}
-    counts = Counts(counts)
-    entries = enumerate(counts._store.items())
-    heap = Heap((-n, rank[pair], k, (pair[0], pair[1])) for k, (pair, n) in entries)
-    heapq.heapify(heap)
-    serial, popped, kept = len(heap), [], None
-    for update in updates:
-        if update is None:
-            best = answer(heap, counts)
-            popped.append(best)
-            left = any(entry[-1] is best for entry in list.__iter__(heap))
-            if best is not None and left and kept is None:
-                kept = f"call {len(popped)} returned {best!r} and left an entry of it in the heap"
-            counts._store.pop(best, None)
-        else:
-            pair, n = update
-            if n > 0:
-                counts[pair] = n
-                heapq.heappush(heap, (-n, rank[pair], serial, (pair[0], pair[1])))
-                serial += 1
-            else:
-                counts._store.pop(pair, None)
-    return {"the pairs returned, call by call": popped, "an entry left in the heap": kept}
+    function.__code__, function.__defaults__ = counted.__code__, counted.__defaults__
+    try:
+        starts = answer(text, encoding_name)
+    finally:
+        function.__code__, function.__defaults__ = code, defaults
+    return "called decode_with_offsets" if calls else starts
 """
 
 
-def pop_best_reference(heap: list, counts) -> SymbolPair | None:
-    """Pop until an entry's count is current; None when the heap runs out."""
-    while heap:
-        negated, *_key, pair = heapq.heappop(heap)
-        if counts.get(pair) == -negated:
-            return pair
-    return None
+def token_starts_reference(text: str, encoding_name: str) -> list[int]:
+    """The index in text of the character where each token starts: the number of whole
+    characters in the bytes before the token (the numbers tiktoken's decode_with_offsets gives,
+    worked out without it, as the task asks).
+
+    >>> token_starts_reference(" 🌍 hi", "gpt2")
+    [0, 1, 1, 2]
+    """
+    starts, before = [], b""
+    for piece in _pieces(text, encoding_name):
+        starts.append(len(before.decode("utf-8", "ignore")))  # a cut character is dropped
+        before += piece
+    return starts
 
 
-def _first_popped(heap, counts):
-    return heapq.heappop(heap)[-1] if heap else None
+def _starts_by_offsets(text, encoding_name):
+    enc = get_encoding(encoding_name)
+    return enc.decode_with_offsets(enc.encode_ordinary(text))[1]
 
 
-def _peeked(heap, counts):
-    """Stale entries popped, the current one only looked at."""
-    while heap:
-        negated, *_key, pair = heap[0]
-        if counts.get(pair) == -negated:
-            return pair
-        heapq.heappop(heap)
-    return None
+def _starts_by(length):
+    """Starts as running sums of length(token bytes)."""
+
+    def starts(text, encoding_name):
+        out, total = [], 0
+        for piece in _pieces(text, encoding_name):
+            out.append(total)
+            total += length(piece)
+        return out
+
+    return starts
 
 
-def _present(heap, counts):
-    while heap:
-        pair = heapq.heappop(heap)[-1]
-        if pair in counts:
-            return pair
-    return None
+def _starts_stripping_replacements(text, encoding_name):
+    """Starts from the prefix decoded with errors='replace', its trailing U+FFFD stripped."""
+    starts, before = [], b""
+    for piece in _pieces(text, encoding_name):
+        starts.append(len(before.decode("utf-8", "replace").rstrip("\ufffd")))
+        before += piece
+    return starts
 
 
-def _scanned(heap, counts):
-    return max(counts, key=lambda pair: (counts[pair], pair)) if len(counts) else None
+def _lead_bytes(piece: bytes) -> int:
+    return sum(not 0x80 <= byte < 0xC0 for byte in piece)
 
 
-def _pop_cases() -> Cases:
-    """Stale and deleted entries, a pair counted again, an empty heap."""
-    counts = {(b"a", b"b"): 3, (b"c", b"d"): 2, (b"e", b"f"): 1}
+def _starts_examples() -> Cases:
     return [
-        ((counts, [None, None, None, None]), "counts first, then None"),
-        ((counts, [((b"e", b"f"), 9), None, None]), "a count that grew: its new entry wins"),
-        ((counts, [((b"a", b"b"), 1), None, None, None]), "a count that fell: skip the stale"),
-        ((counts, [((b"a", b"b"), 0), None, None, None]), "a pair gone (count 0) never comes"),
-        ((counts, [None, ((b"a", b"b"), 4), None, None]), "popped, then counted again"),
-        (({}, [None, ((b"z", b"z"), 1), None, None]), "an empty heap gives None"),
+        (("hello world", "gpt2"), ""),
+        ((" 🌍 hi 你好", "gpt2"), "tokens that start inside a character"),
+        ((" 🌍 hi 你好", "o200k_base"), ""),
+        (("naïve café 🙂", "cl100k_base"), ""),
+        (("", "o200k_base"), "no text"),
+        (("ok \ufffd fine", "gpt2"), "a real U+FFFD in the text"),
     ]
 
 
-def _pop_hidden(rng: random.Random) -> Cases:
-    cases = []
-    for _ in range(3):
-        counts = _random_counts(rng)
-        pairs = list(counts)
-        updates = [
-            None if rng.random() < 0.5 else (rng.choice(pairs), rng.randint(0, 4))
-            for _ in range(30)
-        ]
-        cases.append(((counts, [*updates, *[None] * (len(pairs) + 1)]), "hidden"))
-    return cases
+def _starts_scripts() -> Cases:
+    return [
+        (("cafe\u0301 👨‍👩‍👧‍👦!", "gpt2"), "a family emoji is seven characters"),
+        (("नमस्ते दुनिया 🦙", "cl100k_base"), ""),
+        (("x<|endoftext|>y 👍🏽", "cl100k_base"), "a special token's text is text"),
+        (("\ufffd🦙x", "gpt2"), "a real U+FFFD before an emoji"),
+    ]
 
 
-# What the hints of the two mistakes about stale entries share (their cases often coincide).
-STALE = "an entry is stale when its count is not the pair's count now, even if the pair is there"
+def _starts_hidden(rng: random.Random) -> Cases:
+    text = random_text(rng, rng.randint(2, 10))
+    mark = rng.choice(["", "\ufffd"])  # a real U+FFFD, half the time
+    cases = [((f"{text} 🦙 {text}", name), "random") for name in ("gpt2", rng.choice(ENCODINGS))]
+    return cases + [((f"{text} \ufffd{mark}🦙 {text}", "gpt2"), "random")]
 
-POP_BEST = TaskSpec(
-    "pop_best",
-    pop_best_reference,
-    (Group("stale and deleted entries", 1, _pop_cases, _pop_hidden),),
+
+TOKEN_STARTS = TaskSpec(
+    "token_starts",
+    token_starts_reference,
     (
-        Mistake("pop past stale entries: " + STALE, _first_popped),
-        Mistake(STALE, _present),
-        Mistake("the counts and the heap must not be scanned", _scanned),
+        Group("examples", 1, _starts_examples),
+        Group("scripts and emoji", 1, _starts_scripts),
+        Group("random texts", 1, hidden=_starts_hidden),
+    ),
+    (
+        Mistake("starts are str indices, counted in characters, not in bytes", _starts_by(len)),
         Mistake(
-            "the entry whose pair you return must come out of the heap too: pop it, do not "
-            "only look at the top",
-            _peeked,
+            "a token decoded on its own with errors='replace' has the wrong length: count the "
+            "characters that start in its bytes",
+            _starts_by(lambda piece: len(piece.decode("utf-8", "replace"))),
+        ),
+        Mistake(
+            "a token that begins with a continuation byte was counted from the next character: "
+            "it starts at the character its first byte belongs to",
+            _starts_by(_lead_bytes),
+        ),
+        Mistake(
+            "a U+FFFD can be a character of the text: stripping it from the decoded prefix "
+            "loses real characters; count the characters whose bytes are all there",
+            _starts_stripping_replacements,
+        ),
+        Mistake(
+            "the task asks for the starts worked out from the tokens' bytes: decode_with_offsets "
+            "gives the numbers the check compares with, and calling it, under whatever name, "
+            "earns nothing",
+            _starts_by_offsets,
         ),
     ),
-    "the pair returned must be that of the first entry popped whose count is the pair's "
-    "count in counts now, that entry popped with the stale ones before it, and None once the "
-    "heap is empty.",
-    probe=POP_LOOP,
+    "a token's start is the str index of the character that holds its first byte; compare your "
+    "starts with the tokens of the first case that differs.",
+    probe=NO_OFFSETS,
 )
 
-# --- Task 4: merge_unordered ---------------------------------------------------------------------
-
-# The counts must be added in block order: the probe compares them as a list of items. The
-# results come one at a time from an iterator, as imap_unordered's do, and each block's counts
-# note when they are read (iterated, looked up, copied): before the next result is handed over,
-# every block whose turn has come must have been read, as adding it at once reads it.
-IN_ORDER = """
-class Block(dict):
-    def __init__(self, index, counts, read):
-        super().__init__(counts)
-        self._index, self._read = index, read
-
-    def _note(method):
-        def noted(self, *args):
-            self._read.add(self._index)
-            return method(self, *args)
-
-        return noted
-
-    __iter__ = _note(dict.__iter__)
-    __getitem__ = _note(dict.__getitem__)
-    items, keys, values = _note(dict.items), _note(dict.keys), _note(dict.values)
-    get, copy = _note(dict.get), _note(dict.copy)
+# --- Task 4: cl100k_base with digits grouped from the right ------------------------------------
 
 
-def probe(answer, results):
-    read, arrived, late = set(), set(), []
-    turn = 0
-
-    def source():
-        nonlocal turn
-        for k, (index, counts) in enumerate(results):
-            unread = [i for i in range(turn) if i not in read]
-            if unread and not late:
-                late.append(f"result {k} asked for before block {unread[0]}'s counts were read")
-            yield index, Block(index, counts, read)
-            arrived.add(index)
-            while turn in arrived:
-                turn += 1
-
-    result = answer(source())
-    if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], dict):
-        total, most = list(result[0].items()), result[1]
-    else:
-        total, most = "not a (total, max_waiting) tuple", repr(result)[:80]
-    return {
-        "total, as a list of items": total,
-        "max_waiting": most,
-        "a block added late": late[0] if late else None,
-    }
-"""
-
-
-def merge_unordered_reference(results: list, mistake: str = "") -> tuple[dict, int]:
-    """Blocks merged in block order as soon as their turn comes; the most kept waiting."""
-    total: dict[bytes, int] = {}
-    waiting: dict[int, dict] = {}
-    turn = most = 0
-    for index, counts in results:
-        if (index in waiting or index < turn) and mistake != "repeats":
-            raise ValueError(f"block {index} arrived twice")
-        waiting[index] = counts
-        if mistake == "before merging":
-            most = max(most, len(waiting))
-        while turn in waiting:
-            for chunk, count in waiting.pop(turn).items():
-                total[chunk] = total.get(chunk, 0) + count
-            turn += 1
-        if mistake != "before merging":
-            most = max(most, len(waiting))
-    if waiting and mistake != "gaps":
-        raise ValueError(f"block {turn} never arrived")
-    return total, most
-
-
-def _arrival_order(results: list) -> tuple[dict, int]:
-    """The chapter's adding up, in the order the blocks arrive."""
-    total: dict[bytes, int] = {}
-    for _index, counts in results:
-        for chunk, count in counts.items():
-            total[chunk] = total.get(chunk, 0) + count
-    return total, 0
-
-
-def _sorted_first(results) -> tuple[dict, int]:
-    """Every result read first, then the blocks added in block order, then the waiting counted."""
-    results = list(results)
-    indexes = [index for index, _counts in results]
-    if sorted(indexes) != list(range(len(indexes))):
-        raise ValueError("a block arrived twice, or never")
-    total: dict[bytes, int] = {}
-    for _index, counts in sorted(results, key=lambda result: result[0]):
-        for chunk, count in counts.items():
-            total[chunk] = total.get(chunk, 0) + count
-    arrived, turn, most = set(), 0, 0
-    for index in indexes:
-        arrived.add(index)
-        while turn in arrived:
-            turn += 1
-        most = max(most, len(arrived) - turn)
-    return total, most
-
-
-def _blocks(text: str, n_blocks: int) -> list[dict[bytes, int]]:
-    """The pre-token counts of text cut into n_blocks blocks at special tokens."""
-    documents = text.split(EOT)
-    size = max(1, -(-len(documents) // n_blocks))
-    parts = [EOT.join(documents[i : i + size]) for i in range(0, len(documents), size)]
-    return [training_chunk_counts(part, GPT2_PATTERN, [EOT]) for part in parts]
-
-
-def _arrivals(blocks: list[dict], order: list[int]) -> list:
-    """(index, counts) in the order given."""
-    return [(index, blocks[index]) for index in order]
-
-
-SMALL_BLOCKS = [{b"a": 1, b"b": 2}, {b"b": 1, b"c": 1}, {b"c": 5, b"a": 1}, {b"d": 1}]
-
-
-def _unordered_small() -> Cases:
-    """Orders, waiting, repeats and gaps."""
-    small = SMALL_BLOCKS
-    return [
-        ((_arrivals(small, [0, 1, 2, 3]),), "in order: nothing waits"),
-        ((_arrivals(small, [2, 0, 1, 3]),), "2 waits for 0 and 1"),
-        ((_arrivals(small, [3, 2, 1, 0]),), "reversed: three wait"),
-        ((_arrivals(small, [1, 3, 0, 2]),), "counts are added, not replaced"),
-        ((_arrivals(small[:1], [0]),), "one block"),
-        (([],), "no blocks"),
-        ((_arrivals(small, [0, 2, 2, 1, 3]),), "block 2 twice raises ValueError"),
-        ((_arrivals(small, [0, 1, 0, 2, 3]),), "block 0 again after its turn"),
-        ((_arrivals(small, [0, 2, 3]),), "block 1 missing raises ValueError"),
-    ]
-
-
-def _unordered_plays() -> Cases:
-    """Shakespeare in blocks, with a repeat and a gap."""
-    real = _blocks(EOT.join(corpora.english("train")[:6000].split("\n\n")), 6)
-    return [
-        ((_arrivals(real, [4, 1, 0, 5, 3, 2]),), "Shakespeare in 6 blocks"),
-        ((_arrivals(real, [3, 1, 3, 0, 2, 4, 5]),), "block 3 twice while it waits"),
-        ((_arrivals(real, [5, 0, 2, 3, 4]),), "block 1 never comes"),
-    ]
-
-
-def _unordered_hidden(rng: random.Random) -> Cases:
-    """Random blocks in a random order; one case repeats a block, one leaves one out."""
-    cases = []
-    for kind in ("", "repeat", "gap"):
-        text = EOT.join(random_text(rng, rng.randint(8, 16)).split(" "))
-        blocks = _blocks(text, rng.randint(3, 6))
-        order = rng.sample(range(len(blocks)), len(blocks))
-        if kind == "repeat" and len(blocks) > 1:  # a block repeated while it waits
-            if order[0] == 0:
-                order[0], order[-1] = order[-1], order[0]
-            order.insert(1, order[0])
-        if kind == "gap" and len(blocks) > 1:
-            order.remove(rng.randrange(len(blocks) - 1))
-        cases.append(((_arrivals(blocks, order),), "hidden"))
-    return cases
-
-
-def _unordered_mistake(mistake: str) -> Callable:
-    return lambda results: merge_unordered_reference(results, mistake)
-
-
-MERGE_UNORDERED = TaskSpec(
-    "merge_unordered",
-    merge_unordered_reference,
-    (
-        Group("small blocks", 1, _unordered_small),
-        Group("Shakespeare's blocks", 1, _unordered_plays, _unordered_hidden),
-    ),
-    (
-        Mistake("add the blocks in block order, not as they arrive", _arrival_order),
-        Mistake(
-            "count the blocks waiting after the merging an arrival allows",
-            _unordered_mistake("before merging"),
-        ),
-        Mistake("a block that arrives twice raises ValueError", _unordered_mistake("repeats")),
-        Mistake("a block still missing at the end raises ValueError", _unordered_mistake("gaps")),
-        Mistake(
-            "add a block as soon as its turn comes, before asking for the next result, not after "
-            "reading them all",
-            _sorted_first,
-        ),
-    ),
-    "the total must list the pre-tokens as adding the blocks in block order does, "
-    "max_waiting counts the blocks still held once an arrival has been handled, a block is "
-    "added before the next result is asked for, and a block that comes twice, or never, raises "
-    "ValueError.",
-    probe=IN_ORDER,
-)
-
-# --- Task 5: stream_encode -----------------------------------------------------------------------
-
-# The probe builds the encoder in the learner's kernel with tiktoken, from the ranks of the
-# judge's tokenizer (the same ids as the book's), and feeds the answer its parts from a source
-# that notes the first part read before the ids due by then were out: ready[k], the ids of the
-# text before part k up to its last safe cut, computed in the judge.
-STREAM = f"""
-import tiktoken
-
-
-def probe(answer, ranks, parts, ready):
-    encode = tiktoken.Encoding(
-        "stream", pat_str={GPT2_PATTERN!r}, mergeable_ranks=ranks, special_tokens={{}}
-    ).encode_ordinary
-    ids, late = [], []
-
-    def source():
-        for k, part in enumerate(parts):
-            if len(ids) < ready[k] and not late:
-                late.append(f"part {{k}} read with {{len(ids)}} of {{ready[k]}} ids out")
-            yield part
-
-    for token_id in answer(encode, source()):
-        ids.append(token_id)
-    return {{"a part read too early": late[0] if late else None, "the ids": ids}}
-"""
-
-
-def last_safe_cut(text: str, spaces_only: bool = False) -> int | None:
-    """The last place the chapter's pre-tokenizer allows a cut (``pretokenize.last_cut``), or,
-    with ``spaces_only``, the last space after a non-space (the first of the two safe cuts)."""
-    if not spaces_only:
-        return last_cut(text, len(text), GPT2_PATTERN)
-    places = [p for p in range(1, len(text)) if text[p] == " " and not text[p - 1].isspace()]
-    return places[-1] if places else None
-
-
-def stream_encode_reference(encode: Callable, parts, spaces_only: bool = False):
-    """Yield the ids up to the last safe cut after each part; the rest at the end."""
-    buffer = ""
-    for part in parts:
-        buffer += part
-        cut = last_safe_cut(buffer, spaces_only)
-        if cut:
-            yield from encode(buffer[:cut])
-            buffer = buffer[cut:]
-    yield from encode(buffer)
-
-
-def _any_space(encode: Callable, parts):
-    """Cut before the last space, whatever is before it."""
-    buffer = ""
-    for part in parts:
-        buffer += part
-        cut = buffer.rfind(" ")
-        if cut > 0:
-            yield from encode(buffer[:cut])
-            buffer = buffer[cut:]
-    yield from encode(buffer)
-
-
-def _part_by_part(encode: Callable, parts):
-    for part in parts:
-        yield from encode(part)
-
-
-def _at_the_end(encode: Callable, parts):
-    yield from encode("".join(parts))
-
-
-def _indented(text: str) -> str:
-    """text's lines indented by 0, 4 or 8 spaces, with spaces left at some ends."""
-    lines = text.splitlines()
-    return "".join(
-        " " * (4 * (k % 3)) + line + " " * (k % 2) * 2 + "\n" for k, line in enumerate(lines)
+@functools.cache
+def _cl100k_with(pattern: str) -> tiktoken.Encoding:
+    """cl100k_base's ranks under another split pattern (no special tokens)."""
+    cl100k = get_encoding("cl100k_base")
+    return tiktoken.Encoding(
+        "cl100k_base with another split pattern",
+        pat_str=pattern,
+        mergeable_ranks=cl100k._mergeable_ranks,
+        special_tokens={},
     )
 
 
-@cache
-def stream_tokenizer() -> RegexTokenizer:
-    """300 merges on the plays, indented: tokens of spaces and newlines, GPT-2's pattern."""
-    text = _indented(corpora.english("train")[:30_000])
-    return RegexTokenizer.train(text, 256 + 300, pattern=GPT2_PATTERN)
+def _digits_by(number: str):
+    """The encoder whose split pattern is cl100k_base's with ``number`` for its digits."""
+    pattern = CL100K_PATTERN.replace(r"\p{N}{1,3}+", number)
+    return lambda text: _cl100k_with(pattern).encode_ordinary(text)
 
 
-@cache
-def _ranks() -> dict[bytes, int]:
-    """The stream tokenizer's tiktoken ranks: each token's id (it has no special tokens)."""
-    return dict(stream_tokenizer().token_to_id)
+def encode_digits_from_right_reference(text: str) -> list[int]:
+    """cl100k_base's ids, each run of digits in groups of three from the right: its split
+    pattern with chapter 06's right-grouped number alternative, so that every other token is
+    cl100k_base's own.
+
+    >>> cl100k = get_encoding("cl100k_base")
+    >>> [cl100k.decode([i]) for i in encode_digits_from_right_reference("in  1234567")]
+    ['in', ' ', ' ', '1', '234', '567']
+    """
+    return _cl100k_with(DIGITS_RIGHT_REFERENCE).encode_ordinary(text)
 
 
-def _stream_args(parts: list[str]) -> tuple:
-    """The probe's arguments after the answer: ranks, parts, and the ids due before each."""
-    encode = stream_tokenizer().encode_ordinary
-    ready, text = [], ""
-    for part in parts:
-        cut = last_safe_cut(text)
-        ready.append(len(encode(text[:cut])) if cut else 0)
-        text += part
-    return (_ranks(), parts, ready)
+def _groups_from_right(run: str) -> list[str]:
+    head = len(run) % 3 or 3  # from the right, only the first group can be short
+    return [run[:head]] + [run[i : i + 3] for i in range(head, len(run), 3)]
 
 
-def _cut(text: str, places: list[int]) -> list[str]:
-    """text cut at the places given."""
-    bounds = [0, *places, len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+def _reversed_groups(run: str) -> list[str]:
+    backwards = run[::-1]
+    return [backwards[i : i + 3] for i in range(0, len(backwards), 3)][::-1]
 
 
-def _stream_small() -> Cases:
-    """Words, runs of spaces, punctuation after letters, other scripts, empty parts."""
-    words = "the cat sat on the mat, and the dog ate the hat"
+def _encode_runs(groups):
+    """The text between digit runs encoded alone; each group of a run on its own."""
+
+    def encode(text: str) -> list[int]:
+        enc = get_encoding("cl100k_base")
+        ids, start = [], 0
+        for match in DIGIT_RUN.finditer(text):
+            ids += enc.encode_ordinary(text[start : match.start()])
+            for group in groups(match.group()):
+                ids += enc.encode_ordinary(group)
+            start = match.end()
+        return ids + enc.encode_ordinary(text[start:])
+
+    return encode
+
+
+def _spaced_then_dropped(text: str) -> list[int]:
+    enc = get_encoding("cl100k_base")
+    spaced = DIGIT_RUN.sub(lambda m: " ".join(_groups_from_right(m.group())), text)
+    return [i for i in enc.encode_ordinary(spaced) if i != enc.encode_single_token(" ")]
+
+
+def _digits_examples() -> Cases:
     return [
-        (_stream_args(_cut(words, [5, 6, 13, 20])), "cut inside words: wait for the space"),
-        (_stream_args(_cut(words, [7, 15, 22])), "parts that start with a space"),
-        (_stream_args([*words]), "one character at a time"),
-        (_stream_args(["a  ", "  b", "\n\n", "  c   d"]), "runs of spaces: cut after a letter"),
-        (_stream_args(["if x:   ", "    return y  ", "\n    "]), "parts that end in spaces"),
-        (_stream_args(["hello,", " world", "!"]), "a cut between a letter and a comma"),
+        (("in 1234567 days",), ""),
+        (("1,234,567 and 3.14159",), "every run on its own"),
+        (("20240101 1887 42",), ""),
+        (("in  12345 days,\n\n  1234 nights",), "whitespace before a number, as cl100k_base"),
+        (("a 1234½-mile road",), "½ is a digit of the run: category N"),
+        (("no digits",), ""),
+        (("",), "no text"),
+    ]
+
+
+def _digits_draw(rng: random.Random) -> tuple[str]:
+    """A text whose numbers show each mistake: four or more digits, not a multiple of three,
+    one after a run of whitespace and one ending in a digit outside 0-9."""
+    numbers = [str(rng.randint(10**3, 10**9)) for _ in range(3)]
+    numbers = [n if len(n) % 3 else n + "1" for n in numbers]
+    space = rng.choice(["  ", "   ", "\n\n  ", "\t "])
+    other = rng.choice("½¼²³")
+    words = [random_text(rng, rng.randint(1, 3)) for _ in range(3)]
+    text = f"{words[0]}{space}{numbers[0]} {words[1]} {numbers[1]}{other} {words[2]} {numbers[2]}"
+    return (text,)
+
+
+def _digits_hidden(rng: random.Random) -> Cases:
+    return drawn_until_caught(rng, _digits_draw, ENCODE_DIGITS, at_least=2)
+
+
+ENCODE_DIGITS = TaskSpec(
+    "encode_digits_from_right",
+    encode_digits_from_right_reference,
+    (
+        Group("numbers", 1, _digits_examples),
+        Group("random numbers", 1, hidden=_digits_hidden),
+    ),
+    (
+        Mistake(
+            "this is cl100k_base as it is: it groups digits from the left; group them from "
+            "the right, so that the last group holds the units",
+            lambda text: get_encoding("cl100k_base").encode_ordinary(text),
+        ),
+        Mistake(
+            "grouping the reversed digits works, but each group must be turned back too",
+            _encode_runs(_reversed_groups),
+        ),
+        Mistake(
+            "the text around a number is cut as cl100k_base cuts it in context: encoding the "
+            "text between the numbers on its own joins the spaces before a number that "
+            "cl100k_base keeps apart",
+            _encode_runs(_groups_from_right),
+        ),
+        Mistake(
+            "only the digits 0-9 are grouped from the right: a run of digits is every character "
+            "Unicode counts as a number (category N), ½ and ² included",
+            _digits_by(r"[0-9]{1,3}(?=(?:[0-9]{3})*(?![0-9]))|\p{N}{1,3}+"),
+        ),
+        Mistake(
+            "a possessive quantifier never gives a digit back, so the leading digits of a "
+            "number whose length is not a multiple of 3 are lost",
+            _digits_by(r"\p{N}{1,3}+(?=(?:\p{N}{3})*+(?!\p{N}))"),
+        ),
+        Mistake(
+            "the text's own spaces are tokens too: only the digits may be cut otherwise than "
+            "cl100k_base cuts them",
+            _spaced_then_dropped,
+        ),
+    ),
+    "the ids must be cl100k_base's everywhere but inside runs of digits; compare your tokens "
+    "with cl100k_base's on the first case that differs.",
+)
+
+# --- Task 5: how an encoding cuts the numbers of a sentence ------------------------------------
+
+
+def digit_pieces_reference(text: str, encoding_name: str) -> list[list[str]]:
+    """For each run of digits in text, the pieces the encoding's tokens cut it into.
+
+    >>> digit_pieces_reference("in 381 AD", "gpt2")
+    [['38', '1']]
+    """
+    return _cut_runs(text, set(token_starts_reference(text, encoding_name)))
+
+
+def _cut_runs(text: str, starts: set[int], runs: regex.Pattern = DIGIT_RUN) -> list[list[str]]:
+    """Each match of runs in text, cut at the starts that fall inside it."""
+    pieces = []
+    for match in runs.finditer(text):
+        cuts = [match.start(), *sorted(s for s in starts if match.start() < s < match.end())]
+        pieces.append([text[a:b] for a, b in zip(cuts, [*cuts[1:], match.end()])])
+    return pieces
+
+
+def _pieces_alone(text, encoding_name):
+    enc = get_encoding(encoding_name)
+    return [
+        [enc.decode([i]) for i in enc.encode_ordinary(m.group())] for m in DIGIT_RUN.finditer(text)
+    ]
+
+
+def _pieces_digit_tokens(text, encoding_name):
+    enc = get_encoding(encoding_name)
+    pieces, run = [], []
+    for i in enc.encode_ordinary(text):
+        token = enc.decode([i])
+        if token.isdigit():
+            run.append(token)
+        elif run:
+            pieces, run = [*pieces, run], []
+    return pieces + ([run] if run else [])
+
+
+def _pieces_spaced_alone(text, encoding_name):
+    """Each run encoded alone after a space, as numbers in a sentence are, spaces dropped."""
+    enc = get_encoding(encoding_name)
+    pieces = [
+        [enc.decode([i]).strip() for i in enc.encode_ordinary(" " + run)]
+        for run in DIGIT_RUN.findall(text)
+    ]
+    return [[piece for piece in run if piece] for run in pieces]
+
+
+def _pieces_at_byte_starts(text, encoding_name):
+    """The reference's cuts at the tokens' byte offsets, taken for str indices."""
+    starts, offset = set(), 0
+    for piece in _pieces(text, encoding_name):
+        starts.add(offset)
+        offset += len(piece)
+    return _cut_runs(text, starts)
+
+
+def _pieces_digits_of_tokens(text, encoding_name):
+    """The digits of each token, a run lasting as long as tokens with digits follow."""
+    enc = get_encoding(encoding_name)
+    pieces, run = [], []
+    for i in enc.encode_ordinary(text):
+        digits = "".join(DIGIT_RUN.findall(enc.decode([i])))
+        if digits:
+            run.append(digits)
+        elif run:
+            pieces, run = [*pieces, run], []
+    return pieces + ([run] if run else [])
+
+
+def _pieces_ascii(text, encoding_name):
+    """The reference's cuts, for runs of 0-9 only."""
+    return _cut_runs(text, set(token_starts_reference(text, encoding_name)), ASCII_RUN)
+
+
+def _pieces_decimal(text, encoding_name):
+    """The reference's cuts, for runs of decimal digits only (\\d)."""
+    return _cut_runs(text, set(token_starts_reference(text, encoding_name)), DECIMAL_RUN)
+
+
+def _pieces_examples() -> Cases:
+    return [
+        (("in 381 AD", "gpt2"), "the space belongs to the token"),
+        (("in 380 and 381, 127 and 677", "gpt2"), ""),
+        (("(381) and $381, not 381", "gpt2"), "no space before a number"),
+        (("a café 381 km from 1910 1966", "gpt2"), "str indices, and one run per number"),
+        (("in ४५६७, 1910 1966", "gpt2"), "another script's digits are digits"),
+        (("in ४५६७ and 1234567", "cl100k_base"), ""),
+        (("x² = 4 and 1½ cups", "gpt2"), "² and ½ are in category N too"),
+        (("Chapter Ⅻ, 1234² m", "o200k_base"), ""),
+        (("in 381 and 2024", "o200k_base"), ""),
+        (("no numbers", "gpt2"), ""),
+    ]
+
+
+def _split_in_context(rng: random.Random) -> str:
+    """A number gpt2 cuts differently after a space than alone, and not in threes."""
+    gpt2 = get_encoding("gpt2")
+    while True:
+        number = str(rng.randint(100, 99_999))
+        spaced = [gpt2.decode([i]).strip() for i in gpt2.encode_ordinary(f" {number}")]
+        alone = [gpt2.decode([i]) for i in gpt2.encode_ordinary(number)]
+        if spaced != alone and spaced != regex.findall(r"\p{N}{1,3}", number):
+            return number
+
+
+def _pieces_hidden(rng: random.Random) -> Cases:
+    """gpt2 with a number cut in context, after a space, after a non-ASCII word and right after
+    punctuation, then years in a row; under the others, a number ending in a character of
+    category N that is not a decimal digit, and numbers of another digit system."""
+    number = _split_in_context(rng)
+    years = " ".join(str(rng.randint(1900, 2099)) for _ in range(3))
+    word = rng.choice(["café", "naïve", "日本", "Ωμέγα"])
+    other = "".join(rng.choice("०१२३४५६७८९") for _ in range(rng.randint(4, 7)))
+    return [
+        ((f"{random_text(rng, 2)} {word} {number} ({number}) in {years}", "gpt2"), "random"),
         (
-            _stream_args(["日本語の", "テキスト", "です。", "English"]),
-            "no space: 。 after a letter",
+            (
+                f"{number} x {rng.randint(10**4, 10**8)}{rng.choice('²³½¼Ⅻ')} {other}",
+                rng.choice(ENCODINGS[1:]),
+            ),
+            "random",
         ),
-        (_stream_args(["", "the cat", "", " sat", ""]), "empty parts"),
-        (_stream_args([]), "no parts at all"),
-        (_stream_args(["one long line, " * 40]), "one part, many cuts"),
     ]
 
 
-def _stream_plays() -> Cases:
-    """Indented lines of a play, and the same text cut every 7 characters."""
-    text = _indented(corpora.english("heldout")[:1500])
-    return [
-        (_stream_args(text.splitlines(keepends=True)), "indented lines of a play"),
-        (_stream_args(_cut(text, list(range(7, len(text), 7)))), "every 7 characters"),
-    ]
-
-
-def _stream_hidden(rng: random.Random) -> Cases:
-    """Random text and indented lines cut at random places."""
-    cases = []
-    for n in (8, 14):
-        text = random_text(rng, n) + "x,  " + random_text(rng, 3)
-        places = sorted(rng.sample(range(1, len(text)), min(len(text) - 1, rng.randint(2, 8))))
-        cases.append((_stream_args(_cut(text, places)), "hidden"))
-    text = _indented(window(rng, corpora.english("heldout"), 400))
-    cases.append((_stream_args(_cut(text, sorted(rng.sample(range(1, len(text)), 20)))), "hidden"))
-    return cases
-
-
-STREAM_ENCODE = TaskSpec(
-    "stream_encode",
-    stream_encode_reference,
+DIGIT_PIECES = TaskSpec(
+    "digit_pieces",
+    digit_pieces_reference,
     (
-        Group("hand-made parts", 2, _stream_small),
-        Group("lines of a play", 1, _stream_plays, _stream_hidden),
+        Group("sentences", 1, _pieces_examples),
+        Group("random numbers", 1, hidden=_pieces_hidden),
     ),
     (
-        Mistake("a space after a space is no safe cut: runs of spaces are one chunk", _any_space),
         Mistake(
-            "a letter followed by punctuation is a safe cut too",
-            lambda encode, parts: stream_encode_reference(encode, parts, spaces_only=True),
+            "a number in a sentence comes after a space, and gpt2 cuts ' 381' otherwise than "
+            "'381': cut the tokens of the whole text",
+            _pieces_alone,
         ),
-        Mistake("a part may end inside a chunk: cut only where it is safe", _part_by_part),
-        Mistake("yield what is safe before reading the next part", _at_the_end),
+        Mistake(
+            "only cl100k_base and o200k_base cut digits in threes; gpt2's cuts come from its "
+            "merges",
+            lambda text, name: [regex.findall(r"\p{N}{1,3}", m) for m in DIGIT_RUN.findall(text)],
+        ),
+        Mistake(
+            "a token may hold a space and digits (' 38'): its digits are a piece too",
+            _pieces_digit_tokens,
+        ),
+        Mistake(
+            "a number is not always after a space: in '(381)' or at the start of the text gpt2 "
+            "cuts it as it cuts '381' alone, so cut the tokens of the whole text",
+            _pieces_spaced_alone,
+        ),
+        Mistake(
+            "the cuts are str indices, counted in characters: a byte offset is past the right "
+            "place once the text before it has a character of several bytes",
+            _pieces_at_byte_starts,
+        ),
+        Mistake(
+            "each run of digits is one number: a token that starts with a space starts a new "
+            "one, as ' 1966' after '1910' does",
+            _pieces_digits_of_tokens,
+        ),
+        Mistake(
+            "a run of digits is every character of category N, digits of other systems "
+            "(४५६७) included",
+            _pieces_ascii,
+        ),
+        Mistake(
+            "a run of digits is every character of category N: \\d leaves out ², ½ and Ⅻ, "
+            "which are numbers but not decimal digits",
+            _pieces_decimal,
+        ),
     ),
-    "the ids must be those of the whole text, and every id up to the last place in the text "
-    "read so far where the chapter allows a cut (either kind) must be out before the next "
-    "part is read.",
-    probe=STREAM,
+    "each piece is the part of one run of digits that one token of the whole text holds; "
+    "compare your pieces with the tokens around the first number that differs.",
 )
 
-# --- Task 6: tiktoken_ranks ----------------------------------------------------------------------
-
-
-def tiktoken_ranks_reference(vocab: dict[int, bytes], merges: list[SymbolPair], mistake: str = ""):
-    """{bytes: id} of the bytes and merged tokens; ids of merges must grow with their order."""
-    ids = {token: token_id for token_id, token in vocab.items()}
-    ranks = {}
-    for byte in range(256):
-        if bytes([byte]) not in ids:
-            if mistake == "bytes":
-                continue
-            raise ValueError(f"the vocabulary has no token for byte {byte}")
-        ranks[bytes([byte])] = ids[bytes([byte])]
-    last = -1
-    for left, right in merges:
-        token = left + right
-        if token not in ids:
-            raise ValueError(f"merge {(left, right)} makes {token!r}, which is not in vocab")
-        if ids[token] <= last and mistake != "order":
-            raise ValueError("the ids of merged tokens must grow with the merges' order")
-        last = ranks[token] = ids[token]
-    if mistake == "specials":
-        return {**ranks, **{token: i for token, i in ids.items() if token not in ranks}}
-    if mistake == "spelling":  # only the tokens spelled <|...|> taken for specials
-        others = {t: i for t, i in ids.items() if not (t.startswith(b"<|") and t.endswith(b"|>"))}
-        return {**ranks, **others}
-    return ranks
-
-
-def _ranks_mistake(mistake: str) -> Callable:
-    return lambda vocab, merges: tiktoken_ranks_reference(vocab, merges, mistake)
-
-
-def _by_merge_order(vocab: dict[int, bytes], merges: list[SymbolPair]) -> dict:
-    """Ranks numbered 0-255 for bytes and 256, 257, ... for merges: not the vocabulary's ids."""
-    ranks = {bytes([b]): b for b in range(256)}
-    for k, (left, right) in enumerate(merges):
-        ranks[left + right] = 256 + k
-    return ranks
-
-
-@cache
-def _gpt2_vocab(n_merges: int = 300) -> tuple[dict, list]:
-    """GPT-2's bytes (in its order), its first merges and <|endoftext|> at 50256."""
-    ranks = get_encoding("gpt2")._mergeable_ranks  # tiktoken keeps them private
-    vocab = {rank: token for token, rank in ranks.items() if rank < 256 + n_merges}
-    vocab[50256] = EOT.encode()
-    merges = RegexTokenizer.from_tiktoken("gpt2").vocab_and_merges()[1][:n_merges]
-    return vocab, merges
-
-
-def _cs336_vocab(text: str, n_merges: int) -> tuple[dict, list]:
-    """CS336's order: <|endoftext|> at 0, bytes 1-256, then one token per merge."""
-    merges = _byte_merges(training_chunk_counts(text, GPT2_PATTERN), n_merges)
-    vocab = {0: EOT.encode(), **{1 + b: bytes([b]) for b in range(256)}}
-    for left, right in merges:
-        vocab[len(vocab)] = left + right
-    return vocab, merges
-
-
-def _ranks_cases() -> Cases:
-    """tiktoken_ranks: three id orders, specials left out, every error."""
-    cs336 = _cs336_vocab(corpora.english("train")[:4000], 40)
-    gpt2 = _gpt2_vocab()
-    vocab, merges = cs336
-    swapped = dict(vocab)
-    swapped[257], swapped[258] = vocab[258], vocab[257]
-    no_byte = {i: t for i, t in vocab.items() if t != b"e"}
-    no_token = {i: t for i, t in vocab.items() if t != vocab[260]}
-    plain = {b: bytes([b]) for b in range(256)} | {256: b"ab", 257: b"abc"}
-    bos_pad = plain | {258: b"<s>", 259: b"[PAD]"}
-    return [
-        ((plain, [(b"a", b"b"), (b"ab", b"c")]), ""),
-        ((bos_pad, [(b"a", b"b"), (b"ab", b"c")]), "specials spelled otherwise are left out"),
-        ((vocab, merges), "CS336's order: the special token at id 0 is left out"),
-        (gpt2, "GPT-2's byte order; <|endoftext|> at 50256 is left out"),
-        ((swapped, merges), "ids that fall with the merges' order raise ValueError"),
-        ((no_byte, merges[:3]), "a byte missing raises ValueError"),
-        ((no_token, merges), "a merge whose token is missing raises ValueError"),
-        (({b: bytes([b]) for b in range(256)}, []), "bytes only"),
-    ]
-
-
-def _random_vocab(rng: random.Random, broken: str = "") -> tuple:
-    """A vocabulary trained on random text, numbered in a random valid order (or broken)."""
-    merges = _byte_merges(training_chunk_counts(random_text(rng, 30), GPT2_PATTERN), 20)
-    byte_ids = rng.sample(range(300), 256)
-    vocab = {token_id: bytes([b]) for b, token_id in enumerate(byte_ids)}
-    next_id = 300
-    for left, right in merges:
-        next_id += rng.randint(1, 3)
-        vocab[next_id] = left + right
-    ids = [i for i, t in vocab.items() if len(t) > 1]
-    # two special tokens: GPT-2's spelling and another one (Llama's, BERT's)
-    vocab[next_id + 1] = EOT.encode()
-    vocab[next_id + 2] = rng.choice([b"<s>", b"</s>", b"<pad>", b"[PAD]", b"[CLS]"])
-    if broken == "order" and len(ids) > 1:
-        a, b = rng.sample(ids, 2)
-        vocab[a], vocab[b] = vocab[b], vocab[a]
-    if broken == "byte":
-        del vocab[rng.choice(byte_ids)]
-    if broken == "token" and ids:
-        del vocab[rng.choice(ids)]
-    return (vocab, merges)
-
-
-def _ranks_hidden(rng: random.Random) -> Cases:
-    """A valid vocabulary, one whose merged ids fall, one missing a byte, one missing a merge's
-    token; each with a special token spelled like GPT-2's and one spelled otherwise."""
-    broken = ("", "order", "byte", "token")
-    return [(_random_vocab(rng, kind), "hidden") for kind in broken]
-
-
-TIKTOKEN_RANKS = TaskSpec(
-    "tiktoken_ranks",
-    tiktoken_ranks_reference,
-    (
-        Group("CS336's and GPT-2's vocabularies", 1, _ranks_cases),
-        Group("trained vocabularies", 1, list, _ranks_hidden),
-    ),
-    (
-        Mistake(
-            "special tokens are left out: tiktoken takes them apart", _ranks_mistake("specials")
-        ),
-        Mistake(
-            "merged ids that do not grow with the merges' order raise ValueError",
-            _ranks_mistake("order"),
-        ),
-        Mistake("a byte missing from vocab raises ValueError", _ranks_mistake("bytes")),
-        Mistake(
-            "special tokens are not known by their spelling: <s> and [PAD] are specials too",
-            _ranks_mistake("spelling"),
-        ),
-        Mistake("a token's rank is its id in vocab, not its place in the merges", _by_merge_order),
-    ),
-    "the ranks must hold exactly the 256 bytes and the merges' tokens, each at its id in "
-    "vocab; a token missing from vocab, or merged ids that fall in merge order, raise "
-    "ValueError.",
-)
-
-SPECS = (MERGE_PRETOKENS, HEAP_ENTRY, POP_BEST, MERGE_UNORDERED, STREAM_ENCODE, TIKTOKEN_RANKS)
+SPECS = (PASSAGES, PARTIAL_SHARE, TOKEN_STARTS, ENCODE_DIGITS, DIGIT_PIECES)
 check, judge_tasks = checks_of(SPECS)
 
-# The notebook writes its own small trainer and encoder: the tokenizers are out of reach.
-REFERENCE = ("book.tokenizers", "book.analysis", "book.chat")
+# tiktoken is the tool of this chapter, so it stays; the book's measurements are out of reach.
+REFERENCE = ("book.analysis",)

@@ -247,7 +247,7 @@ CLAIMS: list[Claim] = [
         lambda: {i: build_vocab(cat_hat_merges())[i] for i in (256, 257, 258)},
         uses=("CAT_HAT_CLAIMED_VOCAB",),
     ),
-    # ---- pre-tokenization and tiktoken (chapter 06)
+    # ---- pre-tokenization and tiktoken (chapters 06 and 08)
     Claim(
         "gpt2-pattern",
         6,
@@ -286,7 +286,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         "gpt2-sizes",
-        6,
+        8,
         w.GPT2_SIZES_SOURCE,
         "GPT-2's vocabulary has 50,257 tokens",
         w.GPT2_CLAIMED_N_VOCAB,

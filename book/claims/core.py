@@ -68,7 +68,7 @@ class Claim:
     """One statement of a source, checked by running the book's code.
 
     - ``id``: a short unique name, used by the chapters to pick claims;
-    - ``chapter``: the chapter (1-10) whose subject the claim is;
+    - ``chapter``: the chapter (1-12) whose subject the claim is;
     - ``source``: the key of the source in ``references.bib``;
     - ``says``: the claim as the source states it (its words in quotes where quoted);
     - ``claimed``: the claimed value, in the form ``compute`` returns;
@@ -92,8 +92,8 @@ class Claim:
     def __post_init__(self) -> None:
         if not self.id or any(ch.isspace() for ch in self.id):
             raise ValueError(f"a claim id must be one word without spaces, got {self.id!r}")
-        if not 1 <= self.chapter <= 10:
-            raise ValueError(f"claim {self.id}: chapter must be 1 to 10, got {self.chapter}")
+        if not 1 <= self.chapter <= 12:
+            raise ValueError(f"claim {self.id}: chapter must be 1 to 12, got {self.chapter}")
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Claims about real tokenizers (chapter 08), each computed with tiktoken's encodings offline.
+"""Claims about real tokenizers (chapter 09), each computed with tiktoken's encodings offline.
 
 Each record cites the source that makes the claim: the encodings' definitions in tiktoken
 (``tiktoken_openai_public``), the ids and counts that Karpathy's lecture and minbpe README
@@ -113,7 +113,7 @@ def english_rates() -> dict[str, tuple[float, float]]:
 CLAIMS: list[Claim] = [
     Claim(
         "minbpe-gpt4-ids",
-        8,
+        9,
         w.MINBPE_SOURCE,
         f"cl100k_base (GPT-4's encoding) gives {w.MINBPE_TEXT!r} the ids {w.MINBPE_CLAIMED_IDS}",
         w.MINBPE_CLAIMED_IDS,
@@ -123,7 +123,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         "vocab-sizes",
-        8,
+        9,
         "tiktoken_openai_public",
         "the encodings' names give their sizes: r50k_base about 50,000 tokens, cl100k_base "
         "about 100,000, o200k_base about 200,000",
@@ -139,7 +139,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         "harmony-variant",
-        8,
+        9,
         "tiktoken_openai_public",
         "o200k_harmony is o200k_base's split pattern and ranks with more special tokens",
         True,
@@ -159,7 +159,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         "english-tokens-per-word",
-        8,
+        9,
         "openai_tokens_help",
         "for English, 100 tokens are about 75 words (1.33 tokens per word)",
         100 / 75,
@@ -172,7 +172,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         "english-characters-per-token",
-        8,
+        9,
         "openai_tokens_help",
         "for English, 1 token is about 4 characters",
         4,
@@ -182,7 +182,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         "gpt4o-fewer-tokens",
-        8,
+        9,
         "openai2024gpt4o",
         "GPT-4o's tokenizer needs fewer tokens than GPT-4's: "
         + ", ".join(f"{lang} {ratio}×" for lang, ratio in GPT4O_FEWER_TOKENS.items())
@@ -202,7 +202,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         "premium-up-to-15",
-        8,
+        9,
         "petrov2023",
         "the same text translated into different languages can differ in tokenization length "
         "\u201cup to 15 times\u201d",
@@ -213,7 +213,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         "lecture-gpt2-ids",
-        8,
+        9,
         w.LECTURE_SOURCE,
         "gpt2's ids: \u201cTokenization\u201d is 30642 then 1634, \u201c is\u201d 318, "
         "\u201c at\u201d 379, \u201c the\u201d 262",
@@ -224,7 +224,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         "lecture-gpt2-numbers",
-        8,
+        9,
         w.LECTURE_SOURCE,
         "gpt2 cuts the numbers of \u201c127 + 677 = 804\u201d and \u201c1275 + 6773 = "
         "8041\u201d arbitrarily: "
@@ -250,7 +250,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         "help-como-estas",
-        8,
+        9,
         w.TOKENS_HELP_SOURCE,
         f"\u201c{w.COMO_ESTAS}\u201d contains {w.COMO_ESTAS_CLAIMED_TOKENS} tokens for 10 "
         "characters",
@@ -266,7 +266,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         "help-gretzky",
-        8,
+        9,
         w.TOKENS_HELP_SOURCE,
         f"\u201c{w.GRETZKY_QUOTE}\u201d = {w.GRETZKY_CLAIMED_TOKENS} tokens",
         w.GRETZKY_CLAIMED_TOKENS,

@@ -1,6 +1,6 @@
 """Dask's progress display for a count on a cluster, kept on the page when it is done.
 
-:func:`dask_progress` is what chapter 09 passes as ``progress`` to
+:func:`dask_progress` is what Appendix A passes as ``progress`` to
 :func:`~book.tokenizers.bpe.dask_counts.dask_chunk_counts`: the tokenizers floor computes,
 this floor shows. Like every widget of the book it leaves a static copy (``book.show.fallback``)
 for pages whose widget scripts do not load: here, where the bars ended.

@@ -25,6 +25,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from book.chat import special_tokens_of
 from book.encodings import ENCODINGS, get_encoding
 from book.show.chips import CHIPS_CSS, Piece, chips_html
 from book.show.fallback import HIDE_STATIC_CSS, StaticFallback
@@ -66,18 +67,13 @@ def load(tokenizer: Any) -> tuple[str, Any]:
 
 
 def special_ids(tokenizer: Any) -> frozenset[int]:
-    """The ids of the tokenizer's special tokens (tiktoken's and the book's regex BPE's).
+    """The ids of the tokenizer's special tokens (tiktoken's, the book's regex BPE's, and a
+    SentencePiece tokenizer's control, user-defined and unknown pieces).
 
     >>> sorted(special_ids(get_encoding("o200k_base")))
     [199999, 200018]
     """
-    names = getattr(tokenizer, "special_tokens_set", None)  # tiktoken
-    if names is not None:
-        return frozenset(tokenizer.encode_single_token(name) for name in names)
-    specials = getattr(tokenizer, "special_tokens", None)  # the book's RegexTokenizer
-    if isinstance(specials, Mapping):
-        return frozenset(specials.values())
-    return frozenset()
+    return frozenset(special_tokens_of(tokenizer).values())
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,9 @@
   every page;
 - a default colour mode (``default_mode``), without which pydata-sphinx-theme logs "invalid
   theme mode" on every page;
-- the widget fonts, copied where the widget style sheet looks for them (``widget_fonts``).
+- the widget fonts, copied where the widget style sheet looks for them (``widget_fonts``);
+- old page addresses that still lead somewhere after the chapters were renumbered
+  (``redirects``).
 """
 
 from __future__ import annotations
@@ -70,6 +72,14 @@ def copy_widget_fonts(app: Any, exception: Exception | None) -> None:
         copy_beside_widget_pages(Path(app.outdir))
 
 
+def write_redirect_pages(app: Any, exception: Exception | None) -> None:
+    """After a successful HTML build, leave a page at every old address that moved."""
+    if exception is None and app.builder.format == "html":
+        from book.site.redirects import write_redirects
+
+        write_redirects(Path(app.outdir))
+
+
 def setup(app: Any) -> dict:
     """Sphinx's entry point."""
     app.connect("config-inited", set_defaults)
@@ -77,4 +87,5 @@ def setup(app: Any) -> dict:
     # Last among the handlers of the page's context, after every other one has added its scripts.
     app.connect("html-page-context", one_copy_of_each_script, priority=900)
     app.connect("build-finished", copy_widget_fonts)
+    app.connect("build-finished", write_redirect_pages)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

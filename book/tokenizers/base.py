@@ -1,7 +1,7 @@
 """What every tokenizer of the book is: the one interface, the unknown token, the shared members.
 
 Five tokenizers are built in chapters 02-06 (characters, words, character-level BPE,
-byte-level BPE, regex BPE) and two more in chapter 10 (WordPiece, Unigram). They differ in
+byte-level BPE, regex BPE) and two more in chapter 11 (WordPiece, Unigram). They differ in
 what a token is, but every one of them turns text into ids and back the same way, and
 ``book.analysis`` and ``book.show`` accept any of them. A ``tiktoken.Encoding`` has the same
 ``encode``, ``decode`` and ``n_vocab``; it calls ``token_bytes`` ``decode_single_token_bytes``.
@@ -13,6 +13,7 @@ True
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable
 from functools import cached_property
 from typing import Any, Protocol, runtime_checkable
@@ -25,6 +26,18 @@ from book.tokenizers.errors import UnknownTokenError, tokens_for_ids
 # as in Hugging Face tokenizers).
 UNK_TOKEN = "<unk>"
 N_BYTES = 256  # the byte values: byte-level BPE starts from them, byte fallback spells with them
+
+
+def as_rng(seed: int | random.Random) -> random.Random:
+    """``seed`` itself if it is a ``random.Random``, else a new one seeded with it: what the
+    random encodings (Unigram's sampling, BPE-dropout) draw from.
+
+    Passing one generator to many calls draws afresh each time; an int repeats the draw.
+
+    >>> as_rng(1).random() == as_rng(1).random(), as_rng(rng := random.Random(1)) is rng
+    (True, True)
+    """
+    return seed if isinstance(seed, random.Random) else random.Random(seed)
 
 
 @runtime_checkable

@@ -18,11 +18,12 @@ the one occurring first in the training data) is exactly what the obvious algori
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
 
-from book.tokenizers.base import N_BYTES, Described, check_train_vocab_size
+from book.tokenizers.base import N_BYTES, Described, as_rng, check_train_vocab_size
 from book.tokenizers.bpe.core import (
     Merge,
     TieBreak,
@@ -35,6 +36,7 @@ from book.tokenizers.bpe.core import (
     trace_chunks,
     utf8_bytes,
 )
+from book.tokenizers.bpe.dropout import check_dropout, merge_with_dropout
 from book.tokenizers.bpe.trace import Step
 from book.tokenizers.bpe.train import train_merges
 from book.tokenizers.errors import BPEFileError, tokens_for_ids
@@ -129,13 +131,25 @@ class ByteTokenizer(Described):
         byte_ids = self.byte_ids
         return [byte_ids[byte] for byte in data]
 
-    def encode(self, text: str) -> list[int]:
+    def encode(
+        self, text: str, *, dropout: float | None = None, seed: int | random.Random = 0
+    ) -> list[int]:
         """Ids of ``text``: its bytes, then the lowest-ranked pair merged until none is left.
 
-        >>> ByteTokenizer([((104, 105), 3)]).encode("hi hi")
-        [256, 32, 256]
+        ``dropout`` (as in Hugging Face tokenizers' BPE; None: off) skips each candidate
+        merge with that probability, drawing from ``seed`` (an int or a ``random.Random``):
+        BPE-dropout, :mod:`book.tokenizers.bpe.dropout`.
+
+        >>> tok = ByteTokenizer([((104, 105), 3)])
+        >>> tok.encode("hi hi"), tok.encode("hi hi", dropout=1.0)
+        ([256, 32, 256], [104, 105, 32, 104, 105])
         """
-        return merge_lowest_rank(self.text_to_byte_ids(text), self.ranks, self.new_ids)
+        symbols = self.text_to_byte_ids(text)
+        if dropout is None:
+            return merge_lowest_rank(symbols, self.ranks, self.new_ids)
+        return merge_with_dropout(
+            symbols, self.ranks, check_dropout(dropout), as_rng(seed), self.new_ids
+        )
 
     def encode_by_replay(self, text: str) -> list[int]:
         """Ids of ``text`` by replaying every merge in training order (same as ``encode``)."""

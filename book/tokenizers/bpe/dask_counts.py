@@ -1,6 +1,6 @@
 """Counting pre-tokens on a Dask cluster: the text spread over many machines, one table back.
 
-Training BPE on more text than one machine holds splits the work as chapter 09 does on one
+Training BPE on more text than one machine holds splits the work as chapter 10 does on one
 machine. Counting the pre-tokens grows with the text, and each block of it can be counted
 alone; merging grows with the distinct pre-tokens, far fewer, and runs on one machine. Here
 the counting runs on the workers of a Dask cluster (``dask.distributed``):

@@ -17,11 +17,12 @@ text use them, and ``encode_ordinary`` treats them as plain text.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
-from book.tokenizers.base import N_BYTES, check_train_vocab_size
+from book.tokenizers.base import N_BYTES, as_rng, check_train_vocab_size
 from book.tokenizers.bpe import streaming
 from book.tokenizers.bpe.byte_bpe import ByteTokenizer
 from book.tokenizers.bpe.convert import model_from_vocab_merges, recover_merges, vocab_and_merges
@@ -33,6 +34,7 @@ from book.tokenizers.bpe.core import (
     surrogate_error,
     trace_chunks,
 )
+from book.tokenizers.bpe.dropout import check_dropout, merge_with_dropout
 from book.tokenizers.bpe.patterns import (
     CL100K_PATTERN,
     GPT2_PATTERN,
@@ -118,17 +120,19 @@ class RegexTokenizer(ByteTokenizer):
         return cls(merges, pattern, {name: first + i for i, name in enumerate(names)})
 
     @classmethod
-    def from_tiktoken(cls, encoding) -> RegexTokenizer:
+    def from_tiktoken(cls, encoding, recovered=None) -> RegexTokenizer:
         """The same tokenizer as a ``tiktoken.Encoding`` (or its name, loaded offline).
 
         tiktoken keeps its constructor's arguments in private attributes (no public accessor
-        exists): ``_pat_str``, ``_mergeable_ranks`` and ``_special_tokens``.
+        exists): ``_pat_str``, ``_mergeable_ranks`` and ``_special_tokens``. ``recovered`` is
+        ``recover_merges`` of those ranks when the caller has it already
+        (``book.encodings.regex_tokenizer`` keeps it on disk).
         """
         if isinstance(encoding, str):
             import tiktoken  # reads the files that `python -m book.encodings` provides offline
 
             encoding = tiktoken.get_encoding(encoding)
-        byte_ids, merges = recover_merges(encoding._mergeable_ranks)
+        byte_ids, merges = recovered or recover_merges(encoding._mergeable_ranks)
         tok = cls(merges, encoding._pat_str, dict(encoding._special_tokens), byte_ids)
         # recover_merges built each token from two lower-ranked ones, so BPE rebuilds each.
         tok._whole = dict(tok.token_to_id)
@@ -267,18 +271,35 @@ class RegexTokenizer(ByteTokenizer):
         """The chunks of ``text`` under this tokenizer's pattern."""
         return self._regex.findall(text)
 
-    def encode_ordinary(self, text: str) -> list[int]:
+    def encode_ordinary(
+        self, text: str, *, dropout: float | None = None, seed: int | random.Random = 0
+    ) -> list[int]:
         """Ids of ``text``, with special tokens' text encoded as ordinary text.
 
         Each distinct chunk is encoded once and remembered (most text repeats its words), so
-        the loop below is mostly a dict lookup per chunk.
+        the loop below is mostly a dict lookup per chunk. ``dropout`` and ``seed``: BPE-dropout
+        in every chunk, as in :meth:`ByteTokenizer.encode`.
         """
+        if dropout is not None:
+            return self._encode_with_dropout(text, check_dropout(dropout), as_rng(seed))
         ids: list[int] = []
         extend, remembered = ids.extend, self._cache.get
         try:
             for chunk in self._regex.findall(text):
                 chunk_ids = remembered(chunk)
                 extend(self._encode_chunk(chunk) if chunk_ids is None else chunk_ids)
+        except UnicodeEncodeError:  # say where the surrogate is in the text, not in its chunk
+            raise surrogate_error(text) from None
+        return ids
+
+    def _encode_with_dropout(self, text: str, dropout: float, rng: random.Random) -> list[int]:
+        """Ids of ``text`` with BPE-dropout in each chunk: every chunk draws afresh, so neither
+        the cache nor the whole-token shortcut applies."""
+        ids: list[int] = []
+        try:
+            for chunk in self._regex.findall(text):
+                symbols = self.text_to_byte_ids(chunk)
+                ids.extend(merge_with_dropout(symbols, self.ranks, dropout, rng, self.new_ids))
         except UnicodeEncodeError:  # say where the surrogate is in the text, not in its chunk
             raise surrogate_error(text) from None
         return ids
@@ -295,6 +316,8 @@ class RegexTokenizer(ByteTokenizer):
         *,
         allowed_special: Collection[str] | Literal["all"] = frozenset(),
         disallowed_special: Collection[str] | Literal["all"] = "all",
+        dropout: float | None = None,
+        seed: int | random.Random = 0,
     ) -> list[int]:
         """Ids of ``text``; special tokens as in tiktoken's ``Encoding.encode``.
 
@@ -306,6 +329,8 @@ class RegexTokenizer(ByteTokenizer):
         tokenizer is an error (tiktoken ignores it in ``allowed_special``, so a typo goes
         unnoticed), and where one allowed special token's text begins another's, the longest
         wins (tiktoken's pick follows the order of its internal hash map).
+        ``dropout`` and ``seed``: BPE-dropout, as in :meth:`ByteTokenizer.encode`; special
+        tokens stay whole.
 
         >>> tok = RegexTokenizer(special_tokens={"<|end|>": 256})
         >>> tok.encode("hi<|end|>", allowed_special={"<|end|>"})
@@ -322,8 +347,9 @@ class RegexTokenizer(ByteTokenizer):
             found = special_token_regex(frozenset(disallowed)).search(text)
             if found:
                 raise DisallowedSpecialTokenError(found.group(), found.start(), text)
+        seed = seed if dropout is None else as_rng(seed)  # one generator for all the parts
         if not allowed:
-            return self.encode_ordinary(text)
+            return self.encode_ordinary(text, dropout=dropout, seed=seed)
         ids: list[int] = []
         try:
             # re.split with one capturing group alternates: text, special, text, special, ...
@@ -331,7 +357,7 @@ class RegexTokenizer(ByteTokenizer):
                 if i % 2:
                     ids.append(self.special_tokens[part])
                 elif part:
-                    ids.extend(self.encode_ordinary(part))
+                    ids.extend(self.encode_ordinary(part, dropout=dropout, seed=seed))
         except UnicodeEncodeError:  # say where the surrogate is in the text, not in its part
             raise surrogate_error(text) from None
         return ids

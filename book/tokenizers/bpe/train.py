@@ -5,7 +5,7 @@ Also :func:`train_bpe`, training on a big file with several processes (CS336's i
 :func:`book.tokenizers.bpe.core.train_naive` recounts every pair of the data after each merge.
 A merge only changes the pairs next to the occurrences of the pair it merges, so this trainer
 keeps the counts, where each pair occurs, and a max-heap of the counts, and after a merge
-updates only the pairs it touched (chapter 09 builds it step by step). Its merges, their
+updates only the pairs it touched (chapter 10 builds it step by step). Its merges, their
 counts and its ties are exactly those of ``train_naive``, on characters (chapter 04) and on
 bytes (chapters 05, 06) alike.
 
@@ -222,6 +222,7 @@ def train_merges(
     new_symbol: NewSymbol = next_id,
     *,
     tie_break: TieBreak = "first",
+    allow: Callable[[Pair[S]], bool] | None = None,
 ) -> list[Merge[S]]:
     """Learn up to ``num_merges`` merges, fast; the same merges as ``train_naive``, ties included.
 
@@ -230,9 +231,14 @@ def train_merges(
     ``new_symbol(rank, pair)`` names the symbol each merge makes (byte level: ``256 + rank``;
     character level: :func:`~book.tokenizers.bpe.core.joined`). ``tie_break`` is ``"first"``
     (the book's rule) or ``"lexicographic"`` (the greater pair of bytes wins, as in CS336).
+    ``allow(pair)``, if given, may refuse a pair: it is passed over, as SuperBPE's trainer
+    passes over too long superwords, until a change of its count brings it back to be refused
+    again.
 
     >>> train_merges([b"ab", b"cd"], 1), train_merges([b"ab", b"cd"], 1, tie_break="lexicographic")
     ([((97, 98), 1)], [((99, 100), 1)])
+    >>> train_merges([b"ab", b"cd"], 1, allow=lambda pair: pair != (97, 98))
+    [((99, 100), 1)]
     """
     check_tie_break(tie_break)
     check_num_merges(num_merges)
@@ -240,6 +246,8 @@ def train_merges(
     merges: list[Merge[S]] = []
     for rank in range(num_merges):
         best = index.pop_best()
+        while best is not None and allow is not None and not allow(best[0]):
+            best = index.pop_best()
         if best is None:
             break
         merges.append(best)
@@ -253,7 +261,7 @@ Score = Callable[[int, int, int], float]  # (pair count, left count, right count
 class ScoredPairIndex(PairIndex):
     """A :class:`PairIndex` that ranks pairs by ``score(pair count, left count, right count)``.
 
-    WordPiece's score is one (chapter 10). A merge changes the counts of its two
+    WordPiece's score is one (chapter 11). A merge changes the counts of its two
     symbols, so the scores of every pair holding one of them, or the new symbol, are computed
     again (``pairs_of`` finds them). Ties go to the pair that occurs first, the book's rule.
     """

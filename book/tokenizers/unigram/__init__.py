@@ -1,4 +1,4 @@
-"""The Unigram language-model tokenizer in SentencePiece's conventions (chapter 10): the
+"""The Unigram language-model tokenizer in SentencePiece's conventions (chapter 11): the
 lattice and Viterbi, EM training, and SentencePiece's text and script rules.
 """
 

@@ -1,4 +1,4 @@
-"""Unigram language-model tokenizer, SentencePiece style (chapter 10) [Kudo 2018].
+"""Unigram language-model tokenizer, SentencePiece style (chapter 11) [Kudo 2018].
 
 A Unigram model is a vocabulary of pieces, each with a score, its log-probability. The
 probability of a segmentation is the product of its pieces' probabilities, and encoding picks
@@ -29,7 +29,7 @@ from array import array
 from collections.abc import Iterable, Sequence
 from os import PathLike
 
-from book.tokenizers.base import N_BYTES, UNK_TOKEN, AddedSpecialTokens, StrVocabulary
+from book.tokenizers.base import N_BYTES, UNK_TOKEN, AddedSpecialTokens, StrVocabulary, as_rng
 from book.tokenizers.errors import tokens_for_ids
 from book.tokenizers.formats.gguf import GgufVocabulary
 from book.tokenizers.formats.gguf_pieces import gguf_pieces
@@ -400,7 +400,7 @@ class Unigram(AddedSpecialTokens, StrVocabulary):
         """
         if not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and alpha >= 0):
             raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
-        rng = seed if isinstance(seed, random.Random) else random.Random(seed)
+        rng = as_rng(seed)
         normalized = self.normalize(text)
         path = sample_path(self.lattice(normalized), rng, theta=alpha)
         return [piece for piece, _ in self._finish(normalized, path)]

@@ -1,4 +1,4 @@
-"""WordPiece, BERT's tokenizer (chapter 10), as Hugging Face tokenizers' stages: normalizer,
+"""WordPiece, BERT's tokenizer (chapter 11), as Hugging Face tokenizers' stages: normalizer,
 pre-tokenizer, model (greedy longest match) and decoder, put together in ``wordpiece``; a trainer.
 """
 

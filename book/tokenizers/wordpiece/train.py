@@ -2,7 +2,7 @@
 
 The score of a pair is count(ab) / (count(a) x count(b)) (``score="wordpiece"``, WordPiece's
 rule as the Hugging Face course reconstructs it and names it, "score"; it is not the gain in
-likelihood, which also grows with the pair's count: chapter 10) or count(ab)
+likelihood, which also grows with the pair's count: chapter 11) or count(ab)
 (``score="frequency"``, BPE's rule, which ``tokenizers``' WordPiece trainer uses). The
 vocabulary is the special tokens, the alphabet (first characters and ``##`` characters,
 sorted), then one entry per merge.

@@ -1,4 +1,4 @@
-"""WordPiece: BERT's tokenizer (chapter 10) [Schuster & Nakajima 2012; Wu 2016; Devlin 2019].
+"""WordPiece: BERT's tokenizer (chapter 11) [Schuster & Nakajima 2012; Wu 2016; Devlin 2019].
 
 Like BPE, WordPiece trains by merging pairs of symbols, but it scores a pair by how much more
 often its two parts occur together than apart, ``count(ab) / (count(a) x count(b))``, instead
