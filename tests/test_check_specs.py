@@ -1,7 +1,8 @@
 """Every spec of every chapter and of the demo exercise: the reference earns full points and each
 known mistake (the chapter's nearest cell among them, where the task is a variant) earns 0, from
-the check cell's path and from the judge's, on every seed 1-20; the hint names the mistake; no
-hint and no mistake's words show code."""
+the check cell's path and from the judge's, on every seed 1-20 (a mistake that names the part it
+breaks loses that part only); the hint names the mistake; no hint and no mistake's words show
+code."""
 
 from __future__ import annotations
 
@@ -89,12 +90,18 @@ def test_the_reference_earns_full_points_on_every_seed(chapter, spec, seed):
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("chapter, spec, k", MISTAKES, ids=map(ids, MISTAKES))
 def test_each_known_mistake_earns_nothing_on_every_seed(chapter, spec, k, seed):
+    # A mistake that names the part it breaks (a task graded by parts, issue 28) loses that
+    # part's points and keeps the others; any other earns 0.
     mistake = spec.mistakes[k]
+    points = {group.name: group.points for group in spec.groups}
+    kept = spec.points - points[mistake.part] if mistake.part else 0
     result = checked(spec, mistake.function, seed)
-    assert result.points == 0, result.line
+    assert result.points == kept, result.line
     grade = judged(spec, mistake.function, seed)
-    assert grade.points == 0, grade.message
+    assert grade.points == kept, grade.message
     assert mistake.says in result.line and mistake.says in grade.message
+    if mistake.part:
+        assert f"failed: {mistake.part} —" in result.line
 
 
 # A task's hint, shown when no known mistake matches, states the property the answer must have,

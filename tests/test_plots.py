@@ -92,3 +92,31 @@ def test_a_figure_with_long_labels_and_title_is_saved_no_wider_than_the_style_al
     plt.close(fig)
     width, _ = Image.open(tmp_path / "figure.png").size
     assert width <= (FIGURE_WIDTH_IN + 2 * PAD_IN) * FIGURE_DPI
+
+
+def test_the_heat_map_prints_each_value_and_draws_the_same_every_time():
+    from book.show.plots import heat_map
+
+    use_book_style()
+    values = [[1.0, 2.5], [13.5, 1.04]]
+    pictures = []
+    for _ in range(2):
+        fig = heat_map(values, ["Hindi", "Tamil"], ["a", "b"], title="t", label="premium")
+        fig.canvas.draw()
+        pictures.append(bytes(fig.canvas.buffer_rgba()))
+        assert [t.get_text() for t in fig.axes[0].texts] == ["1.0", "2.5", "13.5", "1.0"]
+        assert fig.get_size_inches()[0] <= FIGURE_WIDTH_IN
+    assert pictures[0] == pictures[1]
+    plain = heat_map(values, ["Hindi", "Tamil"], ["a", "b"], title="t", label="p", numbers=False)
+    assert len(plain.axes[0].texts) == 0
+
+
+@pytest.mark.parametrize(
+    ("values", "error"),
+    [([[1.0, 2.0]], "1×2 but there are 2 rows"), ([[1.0], [0.0]], "every value above 0")],
+)
+def test_the_heat_map_refuses_a_table_it_cannot_draw(values, error):
+    from book.show.plots import heat_map
+
+    with pytest.raises(ValueError, match=error):
+        heat_map(values, ["a", "b"], ["x"] if len(values[0]) == 1 else ["x"], title="t", label="p")

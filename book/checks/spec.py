@@ -189,6 +189,7 @@ class Mistake:
 
     says: str
     function: Callable
+    part: str = ""  # the group (part of the statement) it breaks, where it breaks only one
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """The book's figure style: one colour-blind-safe palette and the same look in every chapter.
 
-Chapters call ``use_book_style()`` once, then draw with plain matplotlib. Titles state the
+Chapters call ``use_book_style()`` once, then draw with plain matplotlib, or with the one
+figure several chapters share, :func:`heat_map`. Titles state the
 finding ("Emoji cost four bytes or more") and wrap to the figure (``set_title(..., wrap=True)``),
 axes say their units. No text is smaller than :data:`SMALLEST_TEXT_PT` and no figure wider
 than :data:`FIGURE_WIDTH_IN`, so a figure stays legible on a phone.
@@ -8,7 +9,13 @@ than :data:`FIGURE_WIDTH_IN`, so a figure stays legible on a phone.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
 import matplotlib as mpl
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import LogNorm
 
 # Okabe & Ito's palette: distinguishable with every common form of colour blindness.
 PALETTE = (
@@ -59,3 +66,49 @@ def use_book_style() -> None:
             "font.family": ["DejaVu Sans"],
         }
     )
+
+
+def heat_map(
+    values: Sequence[Sequence[float]],
+    rows: Sequence[str],
+    columns: Sequence[str],
+    *,
+    title: str,
+    label: str,
+    ticks: Sequence[float] = (1, 2, 5, 10),
+    height_in: float = 8,
+    numbers: bool = True,
+):
+    """A table of ratios as a heat map on a log scale: ``rows`` down the side, ``columns`` along
+    the top, each cell's value printed in it (``2.3``) unless ``numbers`` is False (more than
+    about eight columns leave no room for 11-point numbers: print the table beside it).
+    Cividis, read the same with every common colour blindness; darker is larger. Returns the
+    figure.
+
+    >>> fig = heat_map([[1.0, 2.5]], ["Hindi"], ["a", "b"], title="b costs more", label="×")
+    >>> [text.get_text() for text in fig.axes[0].texts]
+    ['1.0', '2.5']
+    """
+    table = np.asarray(values, dtype=float)
+    if table.shape != (len(rows), len(columns)):
+        raise ValueError(
+            f"values are {table.shape[0]}×{table.shape[1]} but there are {len(rows)} rows "
+            f"and {len(columns)} columns"
+        )
+    if not (table > 0).all():
+        raise ValueError("a log-scale heat map needs every value above 0")
+    low, high = min(table.min(), ticks[0]), max(table.max(), ticks[-1])
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, height_in))
+    image = ax.imshow(table, cmap="cividis_r", norm=LogNorm(low, high), aspect="auto")
+    middle = math.sqrt(low * high)  # above it the cell is dark: print in white
+    for (row, column), value in np.ndenumerate(table if numbers else []):
+        colour = "white" if value > middle else "black"
+        ax.text(column, row, f"{value:.1f}", ha="center", va="center", color=colour)
+    ax.set_xticks(range(len(columns)), columns, rotation=90 if len(columns) > 4 else 0)
+    ax.set_yticks(range(len(rows)), rows)
+    ax.xaxis.tick_top()
+    ax.grid(False)
+    bar = fig.colorbar(image, ax=ax, ticks=list(ticks), format="%g×", label=label)
+    bar.ax.minorticks_off()
+    ax.set_title(title, wrap=True)
+    return fig

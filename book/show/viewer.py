@@ -31,6 +31,7 @@ from book.show.chips import CHIPS_CSS, Piece, chips_html
 from book.show.fallback import HIDE_STATIC_CSS, StaticFallback
 from book.show.fallback import static_html as fallback_html
 from book.show.stack import STACK_CSS, stack
+from book.tokenizers.base import token_piece
 
 # The menu of the widget by default: gpt2 and r50k_base hold the same tokens, so one of them.
 DEFAULT_TOKENIZERS = ("gpt2", "cl100k_base", "o200k_base")
@@ -63,23 +64,6 @@ def load(tokenizer: Any) -> tuple[str, Any]:
         return tokenizer, get_encoding(tokenizer)
     name = getattr(tokenizer, "name", None)
     return (name if isinstance(name, str) else type(tokenizer).__name__), tokenizer
-
-
-def token_piece(tokenizer: Any, token_id: int) -> bytes:
-    """The bytes one id stands for: ``token_bytes`` of a book tokenizer, or tiktoken's
-    ``decode_single_token_bytes`` (the same thing under tiktoken's name).
-
-    >>> from book.tokenizers import CharTokenizer
-    >>> token_piece(CharTokenizer.train("hi"), 1), token_piece(get_encoding("gpt2"), 31373)
-    (b'i', b'hello')
-    """
-    for method in ("token_bytes", "decode_single_token_bytes"):
-        if hasattr(tokenizer, method):
-            return getattr(tokenizer, method)(token_id)
-    raise TypeError(
-        f"cannot show the tokens of a {type(tokenizer).__name__}: it needs token_bytes(id) -> "
-        "bytes, as every book.tokenizers.Tokenizer has (tiktoken: decode_single_token_bytes)"
-    )
 
 
 def special_ids(tokenizer: Any) -> frozenset[int]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 from functools import cached_property
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from book.tokenizers.errors import UnknownTokenError, tokens_for_ids
 
@@ -63,6 +63,23 @@ class Tokenizer(Protocol):
     def decode(self, ids: Iterable[int]) -> str: ...
 
     def token_bytes(self, token_id: int) -> bytes: ...
+
+
+def token_piece(tokenizer: Any, token_id: int) -> bytes:
+    """The bytes one id stands for: ``token_bytes`` of a book tokenizer, or tiktoken's
+    ``decode_single_token_bytes`` (the same thing under tiktoken's name).
+
+    >>> from book.tokenizers import CharTokenizer
+    >>> token_piece(CharTokenizer.train("hi"), 1)
+    b'i'
+    """
+    for method in ("token_bytes", "decode_single_token_bytes"):
+        if hasattr(tokenizer, method):
+            return getattr(tokenizer, method)(token_id)
+    raise TypeError(
+        f"cannot show the tokens of a {type(tokenizer).__name__}: it needs token_bytes(id) -> "
+        "bytes, as every book.tokenizers.Tokenizer has (tiktoken: decode_single_token_bytes)"
+    )
 
 
 class Described:

@@ -96,9 +96,21 @@ class ByteTokenizer(Described):
         return {token: token_id for token_id, token in self.vocab.items()}
 
     @property
+    def _id_to_bytes(self) -> dict[int, bytes]:
+        """Every id decode accepts and its bytes (``vocab``; RegexTokenizer adds specials)."""
+        return self._decodable
+
+    @_id_to_bytes.setter
+    def _id_to_bytes(self, table: dict[int, bytes]) -> None:
+        self._decodable = table
+        # Kept with the table: a 256k-token vocabulary takes milliseconds to scan, and
+        # token_bytes, called once per id by the viewer and the measurements, checks it.
+        self._n_vocab = max(table) + 1
+
+    @property
     def n_vocab(self) -> int:
         """One more than the largest id (256 + merges for a tokenizer the book trained)."""
-        return max(self._id_to_bytes) + 1
+        return self._n_vocab
 
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes of token ``token_id`` (half a character is possible: ``b"\\xe4"``).
