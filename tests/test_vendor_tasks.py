@@ -1,11 +1,11 @@
-"""The two tasks on other vendors' tokenizers (book/checks/vendor_tasks.py), beyond what
+"""The two tasks on other vendors' tokenizers (book/checks/ch09.py), beyond what
 tests/test_check_specs.py proves of every spec (the reference earns every point; each known
 mistake loses exactly the part it names, on seeds 1-20, by the check cell and the judge): the
 points the statements give, and the references against the vendors' own tokenizers."""
 
 from __future__ import annotations
 
-from book.checks.vendor_tasks import PREMIUMS_ACROSS, SPLIT_COMMAND_R
+from book.checks.ch09 import PREMIUMS_ACROSS, SPLIT_COMMAND_R
 from book.vocabularies import load
 
 
