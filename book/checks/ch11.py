@@ -500,6 +500,8 @@ def _fewest_greedy() -> Cases:
         (("xable", ["x", "##ab", "##a", "##ble"]), "greedy gets stuck; x ##a ##ble exists"),
         (("unaffable", course), "greedy is already the fewest"),
         (("b", ["a", "##b"]), "b exists only as ##b"),
+        (("a", ["a", "##a"]), "a word of one character"),
+        (("abc", ["a", "##b", "##c"]), "one piece per character"),
         *_fewest_targets(random.Random(1)),
     ]
 
