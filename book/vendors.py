@@ -45,14 +45,14 @@ MODELS: dict[str, Model] = {
     "BERT": Model("Google", "BERT (bge-small-en-v1.5)", "bert-bge", "2018-10", "devlin2019"),
     "GPT-2": Model("OpenAI", "GPT-2", "gpt2", "2019-02", "radford2019"),
     "XLM-R": Model(
-        "Meta", "XLM-R (nomic-embed-text-v2)", "nomic-bert-moe", "2019-11", "conneau2020xlmr"
+        "Meta", "XLM-R (nomic-embed-text-v2)", "nomic-bert-moe", "2019-11", "conneau2020"
     ),
     "GPT-NeoX": Model("EleutherAI", "GPT-NeoX-20B", "gpt-neox", "2022-04", "black2022gptneox"),
     "GPT-4": Model("OpenAI", "GPT-4, GPT-3.5-turbo", "cl100k_base", "2023-03", "openai2023gpt4"),
     "Llama 2": Model("Meta", "Llama 2", "llama-spm", "2023-07", "touvron2023llama2"),
     "Falcon": Model("TII", "Falcon-7B", "falcon", "2023-11", "almazrouei2023falcon"),
     "DeepSeek": Model("DeepSeek", "DeepSeek LLM 7B", "deepseek-llm", "2024-01", "deepseek2024llm"),
-    "Qwen1.5": Model("Alibaba", "Qwen1.5-7B", "qwen2", "2024-02", "qwen2024qwen15"),
+    "Qwen1.5": Model("Alibaba", "Qwen1.5-7B", "qwen2", "2024-02", "qwen2024qwen15blog"),
     "StarCoder2": Model(
         "BigCode", "StarCoder2-3B", "starcoder", "2024-02", "lozhkov2024starcoder2"
     ),

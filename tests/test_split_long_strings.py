@@ -19,6 +19,8 @@ CELLS = [
     "    partial_top3,\n"
     '    f"Amharic: {amharic / english:.2f}x the tokens of English under o200k_base",\n'
     ")\n",
+    # a URL: no space, cut after a slash
+    'row = {\n    "URL": "https://huggingface.co/meta-llama/Llama-4-Maverick-17B-128E-Instruct",\n}\n',
     # an ordinary sentence, outside brackets
     'x = "' + "word " * 20 + 'end"\n',
 ]

@@ -26,6 +26,7 @@ from pathlib import Path
 import nbformat
 
 from book.notebooks import notebook_text
+from book.setup_cell import is_setup_cell
 
 DOCSTRING = re.compile(r'"""(?P<text>(?:(?!""").)+)"""')
 TRAILING_COMMENT = re.compile(r"(?P<code>[^#'\"]*\S)  # (?P<comment>.*)")
@@ -34,12 +35,15 @@ PREFIX = re.compile(r"^(?P<prefix>[rRbBfFuU]{0,2})(?P<quote>'|\")")
 
 
 def cut_point(body: str, limit: int, is_f: bool) -> int | None:
-    r"""Where to cut a literal's body (after a space or a ``\n``, before ``limit``), or None.
+    r"""Where to cut a literal's body (after a space or a ``\n``, else after a ``/`` as in a URL,
+    before ``limit``), or None.
 
     >>> cut_point("ab cd", 4, False), cut_point("a\\nb", 4, False), cut_point("{a b}", 5, True)
     (3, 3, None)
+    >>> cut_point("a.org/b/cd", 9, False)
+    8
     """
-    depth, best = 0, None
+    depth, best, slash = 0, None, None
     for index, char in enumerate(body[:limit]):
         if is_f and char == "{":
             depth += 1
@@ -49,6 +53,9 @@ def cut_point(body: str, limit: int, is_f: bool) -> int | None:
             after_space = char == " " and body[index - 1] != "\\"
             if after_space or (char == "n" and escaped(body, index - 1)):
                 best = index + 1  # the space or the newline stays at the end of the first part
+            elif char == "/":
+                slash = index + 1  # a URL has no space: cut it after a slash
+    best = best or slash
     return best if best and best < len(body) else None
 
 
@@ -169,7 +176,8 @@ def main(argv: list[str]) -> int:
         nb = nbformat.read(path, as_version=4)
         changed = 0
         for cell in nb.cells:
-            if cell.cell_type == "code":
+            # The setup cell is book.setup_cell's to write (and hidden in the rendered book).
+            if cell.cell_type == "code" and not is_setup_cell(cell):
                 new = wrap_prose(split_cell(cell.source, width), width)
                 changed += new != cell.source
                 cell.source = new
