@@ -17,9 +17,11 @@ book: setup _build/.package-stamp
 	$(PY) tools/notebook_timings.py
 	@echo "Open _build/html/index.html"
 
-# Each notebook's time in the last build, from its execution cache (README: "Time to run").
+# Each notebook's time in the last build, from its execution cache, then each solution run and
+# timed now (README: "Time to run"; quiet machine only).
 timings: setup
 	$(PY) tools/notebook_timings.py
+	$(PY) tools/notebook_timings.py --solutions
 
 # The execution cache is keyed on each notebook's own code, so a change to the companion package
 # (which the notebooks import) must clear it, or pages would keep outputs of the old package.

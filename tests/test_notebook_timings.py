@@ -27,7 +27,8 @@ def test_each_notebook_gets_its_cached_time_or_says_it_changed(tmp_path):
         check_validity=False,
     )
     write_notebook(tmp_path / "appendix" / "changed.ipynb", "3 + 4")  # edited after its run
-    rows = [line.split("|")[1:3] for line in timings.table(tmp_path).splitlines()[2:]]
+    lines = timings.table(tmp_path, timings.cached_times(tmp_path)).splitlines()
+    rows = [line.split("|")[1:3] for line in lines[2:]]
     assert [[cell.strip() for cell in row] for row in rows] == [
         ["appendix/changed.ipynb", "not run since it changed"],
         ["chapters/01_fast.ipynb", "2.5"],
@@ -39,3 +40,13 @@ def test_each_notebook_gets_its_cached_time_or_says_it_changed(tmp_path):
 def test_without_a_cache_it_says_to_build_the_book(tmp_path, capsys):
     assert timings.main([str(tmp_path)]) == 1
     assert "make book" in capsys.readouterr().err
+
+
+def test_solutions_are_run_and_timed_without_being_changed(tmp_path, capsys):
+    write_notebook(tmp_path / "solutions" / "01_fast.ipynb", "import time\ntime.sleep(0.2)")
+    before = (tmp_path / "solutions" / "01_fast.ipynb").read_bytes()
+    assert timings.main(["--solutions", str(tmp_path)]) == 0
+    rows = [line.split("|")[1:3] for line in capsys.readouterr().out.splitlines()[2:]]
+    assert rows[0][0].strip() == "solutions/01_fast.ipynb"
+    assert float(rows[0][1]) >= 0.2
+    assert (tmp_path / "solutions" / "01_fast.ipynb").read_bytes() == before
