@@ -65,6 +65,7 @@ def test_sweep_equals_training_each_size_from_scratch():
             tok = RegexTokenizer.train(TRAIN, point.vocab_size, pattern=pattern)
         assert point.bytes_per_token == bytes_per_token(tok, HELDOUT)
         assert point.bits_per_byte == model_bits_per_byte(tok, TRAIN, HELDOUT, 2)
+        assert point.tokenizer.merges == tok.merges
 
 
 def test_bad_input_is_refused_with_a_reason():

@@ -77,6 +77,7 @@ class SweepPoint(NamedTuple):
     vocab_size: int
     bytes_per_token: float
     bits_per_byte: float
+    tokenizer: Tokenizer  # kept, so that a reader can look at what it learned
 
 
 def sweep(
@@ -113,5 +114,5 @@ def sweep(
             tok = ByteTokenizer(merges) if pattern is None else RegexTokenizer(merges, pattern)
             tokens = len(tok.encode(heldout_text))
             bits = model_bits_per_byte(tok, train_text, heldout_text, order)
-            points.append(SweepPoint(split, vocab_size, size / tokens, bits))
+            points.append(SweepPoint(split, vocab_size, size / tokens, bits, tok))
     return points
