@@ -47,7 +47,8 @@ def _word(rng: random.Random) -> str:
 
 # The probe hands the answer a generator whose random() gives the case's draws in order (a list),
 # or random.Random(seed)'s (an int), and returns [the ids, how many draws were used]: the
-# statement fixes which candidate each draw decides.
+# statement fixes which candidate each draw decides. A case whose last argument is True also
+# gets the caller's list after the call, which must be unchanged.
 DRAWS = """
 import random
 
@@ -66,9 +67,10 @@ class Draws:
         return self.draws[self.used - 1]
 
 
-def probe(answer, ids, merges, dropout, draws):
+def probe(answer, ids, merges, dropout, draws, caller=False):
     rng = Draws(draws)
-    return [answer(ids, merges, dropout, rng), rng.used]
+    result = [answer(ids, merges, dropout, rng), rng.used]
+    return [*result, ids] if caller else result
 """
 
 
@@ -122,11 +124,15 @@ ABC, CDAB = [97, 98, 99], [99, 100, 97, 98]
 
 def _dropout_examples() -> Cases:
     english = _english()
-    word = " nightingale"
+    word = " spirits"
     return [
         (([97, 98, 99, 100], ABCD, 0.5, [0.9, 0.9]), "each step merges the best candidate kept"),
         (([97, 98, 99, 100], ABCD, 0.5, [0.1, 0.9]), "ab skipped: bc, the next by rank"),
         ((CDAB, ABCD, 0.5, [0.9, 0.1]), "ab outranks cd, though cd comes first"),
+        (
+            ([97, 98, 97, 98], ABCD, 0.5, [0.9, 0.9]),
+            "the kept candidate merges at its position only: the other ab is the next step's",
+        ),
         (([97, 98, 97, 98], ABCD, 0.5, [0.1, 0.9, 0.2]), "equal ranks: the leftmost first"),
         (([97, 98, 99, 100], ABCD, 0.5, [0.1, 0.1, 0.9, 0.9]), "a skipped merge is drawn again"),
         ((list("日本".encode()), _multi_byte(), 0.3, 7), "multi-byte characters"),
@@ -141,11 +147,14 @@ def _multi_byte() -> list:
 
 def _dropout_edges() -> Cases:
     english = _english()
-    word = list(b" nightingale")
+    word = list(b" spirits")
     return [
         ((ABC, BC_FIRST, 0.0, 3), "dropout 0 is BPE: by rank, not by position"),
         ((word, list(english.merges), 0.0, 3), "dropout 0 is BPE"),
+        (([97, 98, 97, 98], ABCD, 0.0, 3), "dropout 0: one draw and one position each step"),
         (([97, 98, 99, 100], ABCD, 1.0, [0.5] * 4), "dropout 1: every candidate skipped"),
+        (([97, 98, 97, 98], ABCD, 1.0, [0.5] * 2), "dropout 1: a draw for each position of ab"),
+        ((ABC, ABCD, 0.0, 3, True), "the caller's ids stay unchanged (the last value)"),
         ((CDAB, ABCD, 0.25, [0.25, 0.1]), "a draw equal to dropout keeps the merge"),
         (([], ABCD, 0.5, []), "no ids"),
         (([97], ABCD, 0.5, []), "one id"),
@@ -158,7 +167,11 @@ def _dropout_errors() -> Cases:
         (([97, 98], ABCD, -0.1, [0.5]), "dropout below 0 raises ValueError"),
         (([97, 98], ABCD, 1.5, [0.5]), "dropout above 1 raises ValueError"),
         (([97, 98], ABCD, math.nan, [0.5]), "a NaN dropout raises ValueError"),
+        (([], ABCD, 1.5, []), "dropout above 1 raises ValueError, even with no ids"),
+        (([97], ABCD, math.nan, []), "a NaN dropout raises ValueError, even with one id"),
         ((CDAB, ABCD, 0.2, [0.5, 0.1]), "dropout 0.2 is a probability: no error"),
+        (([100, 97], ABCD, 0, []), "dropout 0, an int, is a probability: no error"),
+        (([100, 97], ABCD, 1, []), "dropout 1, an int, is a probability: no error"),
     ]
 
 
@@ -212,7 +225,7 @@ DROPOUT_ENCODE = TaskSpec(
     (
         Group("rank order, one draw per candidate", 2, _dropout_examples, _dropout_hidden),
         Group(
-            "dropout 0 and 1, a draw equal to dropout, no ids",
+            "dropout 0 and 1, a draw equal to dropout, no ids, the caller's list",
             1,
             _dropout_edges,
             _dropout_hidden_edges,
@@ -242,7 +255,8 @@ def next_superword_reference(chunks: dict, vocab: dict[int, bytes]) -> tuple | N
 
 
 def _superword_if(allow, weighted=True, across=False):
-    """next_superword with another rule for a token, unweighted chunks, or pairs across them."""
+    """next_superword with another rule for a token (allow(left's bytes, right's bytes)),
+    unweighted chunks, or pairs across them."""
 
     def next_superword(chunks, vocab):
         counts: dict = {}
@@ -250,7 +264,7 @@ def _superword_if(allow, weighted=True, across=False):
         for symbols in sequences:
             for pair in zip(symbols, symbols[1:]):
                 counts[pair] = counts.get(pair, 0) + (chunks.get(symbols, 1) if weighted else 1)
-        allowed = {pair: n for pair, n in counts.items() if allow(vocab[pair[0]] + vocab[pair[1]])}
+        allowed = {pair: n for pair, n in counts.items() if allow(vocab[pair[0]], vocab[pair[1]])}
         if not allowed:
             return None
         best = max(allowed, key=allowed.__getitem__)
@@ -259,18 +273,59 @@ def _superword_if(allow, weighted=True, across=False):
     return next_superword
 
 
+def _allowed(left: bytes, right: bytes) -> bool:
+    return allowed_superword(left + right)
+
+
+def _words(token: bytes) -> int:
+    return len([word for word in token.split(b" ") if word])
+
+
+RULES = "four words and no ': '"
+
 SPACE_MISTAKES = (
     Mistake(
         "stage two lifts the whitespace boundary: a token may span words, up to four of them",
-        _superword_if(lambda token: b" " not in token.strip(b" ")),
+        _superword_if(lambda left, right: b" " not in (left + right).strip(b" ")),
     ),
     Mistake(
         "a chunk stands for as many occurrences as its count: each of its pairs counts that often",
-        _superword_if(allowed_superword, weighted=False),
+        _superword_if(_allowed, weighted=False),
     ),
     Mistake(
         "pairs never span two chunks: the last id of one and the first of the next are no pair",
-        _superword_if(allowed_superword, across=True),
+        _superword_if(_allowed, across=True),
+    ),
+    Mistake(
+        "only the space byte separates words: a newline or a tab does not",
+        _superword_if(
+            lambda left, right: len((left + right).split()) <= 4 and _allowed(left, right)
+        ),
+        RULES,
+    ),
+    Mistake(
+        "a word is a run of bytes between spaces: leading, trailing or repeated spaces add none",
+        _superword_if(
+            lambda left, right: (left + right).count(b" ") < 4 and b": " not in left + right
+        ),
+        RULES,
+    ),
+    Mistake(
+        "the colon rule looks at the joined bytes: a part ending in a colon and one starting "
+        "with a space make ': '",
+        _superword_if(
+            lambda left, right: (
+                _words(left + right) <= 4 and b": " not in left and b": " not in right
+            )
+        ),
+        RULES,
+    ),
+    Mistake(
+        "a word cut by the join counts once: count the words of the joined bytes, not of each part",
+        _superword_if(
+            lambda left, right: _words(left) + _words(right) <= 4 and b": " not in left + right
+        ),
+        RULES,
     ),
 )
 
@@ -319,6 +374,10 @@ def _superword_rules() -> Cases:
             "4 words",
         ),
         (({(256, 257, 258): 2, (258, 259): 1}, _vocab(b"a b c", b" d e", b"x", b"y")), "5 words"),
+        (
+            ({(256, 257): 2, (257, 258): 1}, _vocab(b" a b c", b"d e", b" x")),
+            "a word cut by the join counts once: ' a b cd e' is 4 words",
+        ),
         (({(256, 257): 2, (258, 259): 1}, _vocab(b"a b", b"  c  ", b"x", b"y")), "runs of spaces"),
         (({(256, 257): 2, (258, 259): 1}, _vocab(b"a\nb c d", b" e", b"x", b"y")), "a newline"),
         (({(256, 257): 2, (258, 259): 1}, _vocab(b"a\tb c d", b" e", b"x", b"y")), "a tab"),
@@ -345,14 +404,17 @@ def _superword_ties() -> Cases:
 
 def _superword_draw(rng: random.Random) -> tuple:
     """Chunks of random words, spaces and repeats: stage two's input, where no token holds a
-    colon or more than two words (those rules are the second part's)."""
+    colon or more than two words (those rules are the second part's) and no id follows itself
+    (overlapping pairs are the third part's)."""
     tokens = [b"the", b" cat", b" sat", b" on", b" ", b"a", b" b"]
     vocab = _vocab(*tokens)
     ids = list(range(256, 256 + len(tokens)))
     chunks: dict = {}
     for _ in range(rng.randint(3, 8)):
-        chunk = tuple(rng.choice(ids) for _ in range(rng.randint(2, 7)))
-        chunks[chunk] = rng.randint(1, 4)
+        chunk, length = [rng.choice(ids)], rng.randint(2, 7)
+        while len(chunk) < length:
+            chunk.append(rng.choice([i for i in ids if i != chunk[-1]]))
+        chunks[tuple(chunk)] = rng.randint(1, 4)
     return chunks, vocab
 
 
@@ -375,7 +437,7 @@ NEXT_SUPERWORD = TaskSpec(
     next_superword_reference,
     (
         Group("the most frequent allowed pair", 2, _superword_examples, _superword_hidden),
-        Group("four words and no ': '", 1, _superword_rules),
+        Group(RULES, 1, _superword_rules),
         Group("ties, overlaps, no pairs", 1, _superword_ties),
     ),
     SPACE_MISTAKES,
@@ -411,6 +473,11 @@ def _in_nats(losses, text):
     return bits_per_byte_reference(losses, text) * math.log(2)
 
 
+def _no_losses_first(losses, text):
+    """No losses give 0.0 before the text is checked."""
+    return 0.0 if not losses else bits_per_byte_reference(losses, text)
+
+
 def _per_token(losses, text):
     size = len(text.encode("utf-8"))
     return bits_per_byte_reference(losses, text) * size / len(losses) if losses else 0.0
@@ -427,6 +494,11 @@ LOSSES_MISTAKES = (
         "tokenizer with longer tokens has fewer of them",
         _per_token,
     ),
+    Mistake(
+        "an empty text raises ValueError, even with no losses: there is nothing to divide by",
+        _no_losses_first,
+        "errors",
+    ),
 )
 
 NAÏVE = " naïve café, 日本語 🦙"  # 1, 2, 3 and 4 bytes a character
@@ -438,6 +510,7 @@ def _losses_central() -> Cases:
         (([0.6931471805599453] * 4, "abcd"), "ln 2 nats per byte: 1 bit per byte"),
         (([5.0, 0.5], "日本"), "three bytes a character"),
         (([1.0], "🦙"), "one token, four bytes"),
+        (([1.0, 2.0], "cafe\u0301"), "a decomposed é (e, then an accent): its bytes as given"),
     ]
 
 
@@ -459,6 +532,8 @@ def _losses_errors() -> Cases:
         (([1.0, -0.5], "ab"), "a negative loss: ValueError"),
         (([math.nan], "ab"), "a NaN loss: ValueError"),
         (([-math.inf], "ab"), "a loss of -inf: ValueError"),
+        (([math.inf, math.nan], "ab"), "a NaN loss after an inf: ValueError"),
+        (([math.inf, -1.0], "ab"), "a negative loss after an inf: ValueError"),
     ]
 
 
@@ -590,6 +665,7 @@ def _patch_errors() -> Cases:
         (([1.0, 2.0], math.nan, False), "a NaN threshold raises ValueError"),
         (([], math.nan, True), "a NaN threshold raises ValueError, even with no bytes"),
         (([1.0, 2.0], "2", False), "a threshold that is no number raises ValueError"),
+        (([1.0, 4.0], 3, False), "an int threshold is a number: no error"),
     ]
 
 
