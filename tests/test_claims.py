@@ -6,6 +6,7 @@ import pytest
 from notebook_paths import ROOT, toc_files
 
 from book import claims, walkthroughs
+from book.claims import frontier
 from book.claims.core import Claim, cell, check, claims_table
 
 # Library parity and whole-corpus runs: make test runs them, make test-fast does not.
@@ -73,6 +74,12 @@ def test_every_claim_computes_and_is_shown(checked):
         ("gpt4o-fewer-tokens", True),  # each ratio within 10% on the book's passage
         ("lecture-gpt2-numbers", False),  # 6773 is ' 6' + '773', not ' 6' + '77' + '3'
         ("help-como-estas", None),  # 5 tokens under gpt2, 3 under cl100k_base, 2 under o200k
+        ("dropout-zero-is-bpe", True),  # every held-out word, with dropout 0 and without
+        ("dropout-bleu", None),  # BLEU against a trigram model's bits per byte (2.90, 2.98)
+        ("pathpiece-fewer-tokens", True),  # fewest tokens at 2,048, lowest bits per byte at 512
+        ("superbpe-fewer-tokens", None),  # 33% at 200k against 3% at 1,024
+        ("picky-no-undertrained", True),  # never used 14 -> 0, bytes per token 2.56 -> 2.57
+        ("blt-matches-tokens", None),  # FLOP-matched models against bytes per patch
     ],
 )
 def test_known_verdicts(checked, claim_id, agrees):
@@ -84,6 +91,16 @@ def test_the_lecture_is_right_but_for_6773(checked):
     assert {n: p for n, p in computed.items() if p != walkthroughs.LECTURE_CLAIMED_NUMBERS[n]} == {
         "6773": [" 6", "773"]
     }
+
+
+def test_chapter_12s_verdicts_bite():
+    picky = frontier.no_unused_same_compression
+    assert picky(True, {"never used": (14, 0), "bytes per token": (2.56, 2.56)})
+    assert not picky(True, {"never used": (14, 1), "bytes per token": (2.56, 2.56)})
+    assert not picky(True, {"never used": (14, 0), "bytes per token": (2.56, 2.50)})
+    fewest = claims.get("pathpiece-fewer-tokens").agrees
+    assert fewest(True, {"fewest tokens": 2048, "lowest bits per byte": 512})
+    assert not fewest(True, {"fewest tokens": 2048, "lowest bits per byte": 2048})
 
 
 def test_a_wrong_claimed_value_is_caught():

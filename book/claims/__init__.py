@@ -8,7 +8,8 @@ the book's code. A chapter shows the few that teach something (``table(["id", ..
 
 - :mod:`book.claims.text`: text, bytes, characters and words (chapters 01-03);
 - :mod:`book.claims.bpe`: the BPE worked examples of :mod:`book.walkthroughs` (04-07);
-- :mod:`book.claims.real`: tiktoken's encodings, costs, language premiums (08).
+- :mod:`book.claims.real`: tiktoken's encodings, costs, language premiums (08);
+- :mod:`book.claims.frontier`: chapter 12's papers beside the book's measurements (12).
 
 >>> get("cs336-code-points").source
 'cs336_2025_lecture1'
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from book.claims import bpe, real, text
+from book.claims import bpe, frontier, real, text
 from book.claims.core import (
     Checked,
     Claim,
@@ -49,7 +50,9 @@ __all__ = [
 
 # In chapter order; within a chapter, in the order the chapter meets them.
 CLAIMS: tuple[Claim, ...] = tuple(
-    sorted([*text.CLAIMS, *bpe.CLAIMS, *real.CLAIMS], key=lambda claim: claim.chapter)
+    sorted(
+        [*text.CLAIMS, *bpe.CLAIMS, *real.CLAIMS, *frontier.CLAIMS], key=lambda claim: claim.chapter
+    )
 )
 _BY_ID = {claim.id: claim for claim in CLAIMS}
 if len(_BY_ID) != len(CLAIMS):
