@@ -8,8 +8,10 @@ Stage two still keeps apart, as its own chunk each, what the authors' stage-two 
 (``scripts/extend_tokenizer.sh`` of github.com/PythonNut/superbpe, a Hugging Face ``Split``
 whose matches are isolated) matches: numbers in groups of up to three digits, runs of two or
 more punctuation marks (with the newlines or slashes after them), and runs of spaces before a
-space. And, as the authors' trainer does (their fork of Hugging Face tokenizers), stage two
-never makes a token of more than four words (runs between spaces) nor one that holds ``": "``.
+space. And, as the authors' trainer does (their fork of Hugging Face tokenizers,
+github.com/alisawuffles/tokenizers-superbpe: ``tokenizers/src/models/bpe/trainer.rs`` at commit
+757f2a5, line 725 for the colon, lines 731-732 for the words), stage two never makes a token of
+more than four words (runs between spaces) nor one that holds ``": "``.
 The tokenizer encodes with all the merges in rank order inside the stage-two chunks.
 
 The paper reports, at a 200k vocabulary, up to 33% fewer tokens than BPE for the same text,
