@@ -368,7 +368,7 @@ def _pairs_no_error(word_freqs, splits):
     try:
         return best_pairs_reference(word_freqs, splits)
     except ValueError:
-        return None
+        return None, []  # no top score, no pairs: the forgotten check
 
 
 BEST_PAIRS = TaskSpec(
