@@ -7,8 +7,9 @@ tie rule, and the E-step of Unigram training by forward-backward instead of list
 segmentations. Cases mix the Hugging Face course's toy corpus, hand-made ties, overlapping
 pairs, words no vocabulary covers, Shakespeare with vocabularies trained by the book, and
 inputs far too large to enumerate; the judge adds hidden cases drawn at random. Each task is one
-spec; each group of cases holds a case built to catch every known mistake, so that
-``tests/test_check_specs.py`` proves each mistake earns 0 on seeds 1-20.
+spec; each group of cases holds a case built to catch every known mistake, and the errors a task
+raises are a part of their own, so that ``tests/test_check_specs.py`` proves each mistake earns 0
+(or loses only the part it names) on seeds 1-20.
 """
 
 from __future__ import annotations
@@ -124,8 +125,9 @@ class LookupBudget(Watched):
 def probe(answer, word_freqs, log_p):
     budget = 10_000 + 20 * sum(len(word) ** 2 for word in word_freqs)
     spent = (
-        f"do not list segmentations: stopped after {budget:,} look-ups of log_p; "
-        "sum over the lattice (forward-backward)"
+        f"stopped after {budget:,} look-ups of log_p: look up substrings, sum over the "
+        "lattice (forward-backward); the budget grows with each word's length squared, not "
+        "with the number of pieces, and is too small for listing segmentations"
     )
     costs = {"get": 1, "contains": 1, "iter": 1, "len": 0}
     store = mapping_server(dict(log_p), object(), costs, "log_p is read-only", budget, spent)
@@ -269,20 +271,35 @@ def _seen_twice(rng: random.Random) -> dict[str, int]:
 def _pairs_targets(rng: random.Random) -> Cases:
     """Two words whose repeated pair (##g, ##g) ties for the top score, listed so that the
     first seen is not the first in sorted order, with counts that matter; a tie that floats
-    break, between pairs of different counts; two scores closer than a float tolerance; a tie
-    of equal counts in which first and last occurrence disagree; and no pair at all."""
+    break, between pairs of different counts; two scores closer than a float tolerance; and a
+    tie of equal counts in which first and last occurrence disagree."""
     c, e, d, g = _letters(rng, 4)
     d, g = sorted((d, g))  # g > d: first seen (##g, ##g) comes after (##d, ##d) when sorted
     m, freq, lone = rng.randint(3, 5), rng.randint(2, 6), rng.randint(40, 80)
     words = {e + g * m: freq, c + d * m: freq, c: lone, e: lone}
-    single = {c: rng.randint(1, 9), d: rng.randint(1, 9)}
     floats, near, twice = _float_tie(rng), _near_tie(rng), _seen_twice(rng)
     return [
         ((words, {w: split_word(w) for w in words}), "a pair repeated in a word, tied"),
         ((floats, {w: split_word(w) for w in floats}), "a tie floats break; most frequent first"),
         ((near, {w: split_word(w) for w in near}), "two scores closer than a float tolerance"),
         ((twice, {w: split_word(w) for w in twice}), "equal counts: the first occurrence"),
-        ((single, {w: split_word(w) for w in single}), "no pair left: ValueError"),
+    ]
+
+
+def _no_pair(rng: random.Random) -> Cases:
+    """Words of one symbol each: no pair to merge."""
+    c, d = _letters(rng, 2)
+    single = {c: rng.randint(1, 9), d: rng.randint(1, 9)}
+    return [((single, {w: split_word(w) for w in single}), "no pair left: ValueError")]
+
+
+def _pairs_errors() -> Cases:
+    """No pair: ValueError; and, raising nothing, the cases every group holds."""
+    return [
+        (({}, {}), "no words: ValueError"),
+        (({"a": 3, "ab": 1}, {"a": ["a"], "ab": ["ab"]}), "merged words: ValueError"),
+        *_no_pair(random.Random(1)),
+        *_pairs_targets(random.Random(4)),
     ]
 
 
@@ -307,6 +324,10 @@ def _pairs_ties() -> Cases:
         ),
         (({"aaaa": 2}, {"aaaa": ["a", "##a", "##a", "##a"]}), "overlapping pairs all count"),
         (({"ab": 3, "b": 4}, {"ab": ["a", "##b"], "b": ["b"]}), "a word of one symbol"),
+        (
+            ({"ab": 1, "cd": 1}, {"cd": ["c", "##d"], "ab": ["a", "##b"]}),
+            "equal counts: words in the order of splits",
+        ),
         *_pairs_targets(random.Random(2)),
     ]
 
@@ -347,7 +368,7 @@ def _pairs_no_error(word_freqs, splits):
     try:
         return best_pairs_reference(word_freqs, splits)
     except ValueError:
-        return None
+        return None, []  # no top score, no pairs: the forgotten check
 
 
 BEST_PAIRS = TaskSpec(
@@ -357,6 +378,7 @@ BEST_PAIRS = TaskSpec(
         Group("course words", 1, _pairs_course),
         Group("ties and repeats", 1, _pairs_ties),
         Group("random words", 1, _pairs_shakespeare, _pairs_hidden),
+        Group("errors", 1, _pairs_errors, _no_pair),
     ),
     (
         Mistake(
@@ -377,6 +399,12 @@ BEST_PAIRS = TaskSpec(
             "pairs of equal count are listed in the order they first occur (the first word "
             "that has them), not where they occur last",
             lambda word_freqs, splits: _best_pairs(word_freqs, splits, last_seen=True),
+        ),
+        Mistake(
+            "pairs of equal count are listed in the order they first occur with the words in "
+            "the order of splits, not of word_freqs",
+            _pairs_without(lambda freqs, splits: (freqs, {word: splits[word] for word in freqs})),
+            part="ties and repeats",
         ),
         Mistake(
             "each occurrence counts times the word's count",
@@ -400,7 +428,7 @@ BEST_PAIRS = TaskSpec(
             "a pair repeated in a word counts once per occurrence (overlapping pairs all count)",
             lambda word_freqs, splits: _best_pairs(word_freqs, splits, once_per_word=True),
         ),
-        Mistake("no word has two symbols: raise ValueError", _pairs_no_error),
+        Mistake("no word has two symbols: raise ValueError", _pairs_no_error, part="errors"),
     ),
     "the top score must be the exact fraction of the pair's count over the product of its "
     "two symbols' counts, with every symbol and pair counted once per occurrence times its "
@@ -411,6 +439,13 @@ BEST_PAIRS = TaskSpec(
 
 
 # --- Task 2: the fewest pieces ------------------------------------------------------------------
+
+# The vocabulary must come back unchanged: the probe returns [answer, vocab unchanged].
+VOCAB_UNCHANGED = """
+def probe(answer, word, vocab):
+    kept = list(vocab)
+    return [answer(word, vocab), vocab == kept]
+"""
 
 
 def fewest_pieces_reference(word: str, vocab: list[str]) -> list[str]:
@@ -423,13 +458,19 @@ def fewest_pieces_reference(word: str, vocab: list[str]) -> list[str]:
 
 
 def _fewest(
-    word: str, vocab: list[str], max_chars: int = 100, longest: bool = True, at_most: bool = True
+    word: str,
+    vocab: list[str],
+    max_chars: int = 100,
+    longest: bool = True,
+    at_most: bool = True,
+    size=len,
 ) -> list[str]:
     """The fewest pieces; among ties the longest piece first. Mistakes: longest=False takes the
-    shortest, at_most=False makes a word of exactly max_chars characters unknown too."""
+    shortest, at_most=False makes a word of exactly max_chars characters unknown too, size
+    measures the word for the limit in something other than characters."""
     known = set(vocab)
     n = len(word)
-    if n > max_chars or (not at_most and n == max_chars):
+    if size(word) > max_chars or (not at_most and size(word) == max_chars):
         return ["[UNK]"]
 
     def piece(i: int, j: int) -> str:
@@ -477,6 +518,12 @@ def _fewest_by_last_piece(word: str, vocab: list[str], longest: bool) -> list[st
     return pieces[::-1]
 
 
+def _fewest_sorting(word: str, vocab: list[str]) -> list[str]:
+    """A mistake: the right pieces, after sorting the caller's vocab longest first."""
+    vocab.sort(key=len, reverse=True)
+    return fewest_pieces_reference(word, vocab)
+
+
 def _fewest_targets(rng: random.Random) -> Cases:
     """A word greedy longest match over-cuts, ties of two and of three pieces that the first
     piece settles, and words of 100 and of more than 100 characters."""
@@ -511,6 +558,8 @@ def _fewest_unknown() -> Cases:
         (("naïve", ["n", "##a", "##v", "##e"]), "no piece for ï: [UNK]"),
         (("a" * 100, ["a", "##a", "##aa"]), "100 characters"),
         (("a" * 101, ["a", "##a", "##aa"]), "101 characters: [UNK]"),
+        (("é" * 100, ["é", "##é"]), "100 characters, 200 bytes: the limit counts characters"),
+        (("", ["a", "##a"]), "the empty word: no pieces"),
         *_fewest_targets(random.Random(2)),
     ]
 
@@ -567,11 +616,20 @@ FEWEST_PIECES = TaskSpec(
             "a word of exactly 100 characters is still segmented: only longer words are '[UNK]'",
             lambda word, vocab: _fewest(word, vocab, at_most=False),
         ),
+        Mistake(
+            "the limit counts characters, not bytes: a word of 100 accented letters is "
+            "still segmented",
+            lambda word, vocab: _fewest(word, vocab, size=lambda w: len(w.encode())),
+            part="unknown and long words",
+        ),
+        Mistake("do not change the vocabulary you are given: it stays as it came", _fewest_sorting),
     ),
     "the answer must be a segmentation into entries of the vocabulary (## on every piece after "
     "the first) with no more pieces than any other; among those, the one with the longest "
     "first piece, then the longest second, and so on. A word that no segmentation covers, or "
-    "of more than 100 characters, is ['[UNK]'].",
+    "of more than 100 characters, is ['[UNK]']; the empty word has no pieces; vocab comes "
+    "back unchanged.",
+    probe=VOCAB_UNCHANGED,
 )
 
 
@@ -659,15 +717,15 @@ def lattice_edges(unigram: Unigram, text: str) -> tuple[int, list[Edge]]:
 
 
 def _long_lattice(n: int, seed: int) -> tuple[int, list[Edge]]:
-    """A lattice over n positions with one to three edges from each, far too big to enumerate."""
+    """A lattice over n positions with one to three edges from each (every position reaches
+    the end), far too big to enumerate."""
     rng = random.Random(seed)
     edges = []
     for start in range(n):
-        for length in rng.sample([1, 2, 3], rng.randint(1, 3)):
-            if start + length <= n:
-                edges.append(
-                    (start, start + length, f"p{start}.{length}", round(-rng.uniform(0.5, 9.0), 3))
-                )
+        fits = [length for length in (1, 2, 3) if start + length <= n]
+        for length in rng.sample(fits, rng.randint(1, len(fits))):
+            score = round(-rng.uniform(0.5, 9.0), 3)
+            edges.append((start, start + length, f"p{start}.{length}", score))
     edges.sort(key=lambda e: -e[0])  # last edges first: order must not matter
     return n, edges
 
@@ -675,8 +733,8 @@ def _long_lattice(n: int, seed: int) -> tuple[int, list[Edge]]:
 def _viterbi_targets(rng: random.Random) -> Cases:
     """A tie (the path whose last edge starts earliest) listed latest start first, a tie of
     two pieces each in which the longest first piece is not the earliest last edge, edges
-    listed out of order, equal edges on one span listed out of alphabetical order, one piece
-    on two edges of different scores, and an end nothing reaches."""
+    listed out of order, equal edges on one span listed out of alphabetical order, and one
+    piece on two edges of different scores."""
     a, b, c = _letters(rng, 3)
     low, middle, high = sorted(_letters(rng, 3))
     score = -rng.randint(1, 12) / 4  # quarters: the two sides of the tie add up exactly
@@ -697,7 +755,23 @@ def _viterbi_targets(rng: random.Random) -> Cases:
         ((2, late), "an edge listed before the edge that reaches its start"),
         ((2, span), "equal edges on one span: the first listed"),
         ((2, twice), "one piece on two edges: the total of the path's edges"),
-        ((3, [(0, 1, a, score), (1, 2, b, score)]), "nothing reaches the end: ValueError"),
+    ]
+
+
+def _unreachable(rng: random.Random) -> Cases:
+    """Edges that stop short of the end."""
+    a, b = _letters(rng, 2)
+    score = -rng.randint(1, 12) / 4
+    return [((3, [(0, 1, a, score), (1, 2, b, score)]), "nothing reaches the end: ValueError")]
+
+
+def _viterbi_errors() -> Cases:
+    """No path: ValueError; and, raising nothing, the cases every group holds."""
+    return [
+        ((2, []), "no edges: ValueError"),
+        ((3, [(0, 1, "a", -1.0), (2, 3, "c", -1.0)]), "a gap in the middle: ValueError"),
+        *_unreachable(random.Random(1)),
+        *_viterbi_targets(random.Random(3)),
     ]
 
 
@@ -773,6 +847,7 @@ VITERBI_EDGES = TaskSpec(
         Group("ties", 1, _viterbi_ties),
         Group("paths", 1, _viterbi_paths),
         Group("trained lattices", 1, _viterbi_trained, _viterbi_hidden),
+        Group("errors", 1, _viterbi_errors, _unreachable),
     ),
     (
         Mistake(
@@ -806,11 +881,12 @@ VITERBI_EDGES = TaskSpec(
             "edges of different scores",
             _viterbi_total_by_piece,
         ),
-        Mistake("an end that no path reaches raises ValueError", _viterbi_no_error),
+        Mistake("an end that no path reaches raises ValueError", _viterbi_no_error, part="errors"),
     ),
     "the answer must be a path of edges from 0 to n with the highest total score (the sum of "
-    "its edges' scores); among paths of equal total, the one whose last edge starts earliest, "
-    "and among equal edges on one span, the one listed first. No path: ValueError.",
+    "its edges' scores); at every position, among paths of equal total, the one whose last "
+    "edge starts earliest, and among equal edges on one span, the one listed first. No path: "
+    "ValueError.",
     compare=_close_path,
 )
 
@@ -861,9 +937,9 @@ def _close_counts(got, expected) -> bool:
 
 def _em_targets(rng: random.Random) -> Cases:
     """A word of two segmentations whose probabilities sum to less than 1, counted more than
-    once; a word the pieces cannot cover; a piece of four characters, and a piece that one
-    segmentation uses twice; and a word with far too many segmentations to list."""
-    a, b, c = _letters(rng, 3)
+    once; a piece of four characters, and a piece that one segmentation uses twice; and a word
+    with far too many segmentations to list."""
+    a, b = _letters(rng, 2)
     p_a, p_b, p_ab, p_ba, p_abab = (rng.randint(2, 6) / 10 for _ in range(5))
     log_p = {a: math.log(p_a), b: math.log(p_b), a + b: math.log(p_ab)}
     longer = log_p | {(a + b) * 2: math.log(p_abab)}
@@ -871,7 +947,6 @@ def _em_targets(rng: random.Random) -> Cases:
     k = rng.randint(20, 30)
     return [
         (({a + b: rng.randint(2, 9)}, log_p), "two segmentations, weighted by the word's count"),
-        (({a + b + c: 1}, log_p), f"{c} is no piece: ValueError"),
         (({(a + b) * 2: rng.randint(1, 5)}, longer), "a piece of 4 characters; a piece twice"),
         (({(a + b) * k: 1}, long), f"{2 * k} characters: more than 10**8 segmentations"),
     ]
@@ -885,7 +960,6 @@ def _em_small() -> Cases:
             "two segmentations of equal probability",
         ),
         (({"hug": 1}, {"hug": 0.0}), "a single piece: used once per word"),
-        (({"abc": 1}, {"a": -1.0, "b": -1.0}), "c is no piece: ValueError"),
         *_em_targets(random.Random(1)),
     ]
 
@@ -894,7 +968,29 @@ def _em_long() -> Cases:
     halves = {"a": math.log(0.5), "aa": math.log(0.3), "aaa": math.log(0.2)}
     return [
         (({"a" * 40: 3}, halves), "40 characters: about 23 billion segmentations"),
+        (
+            ({"a" * 200: 1}, {"a": math.log(0.01)}),
+            "200 characters: a probability below the smallest float",
+        ),
         *_em_targets(random.Random(2)),
+    ]
+
+
+def _uncovered(rng: random.Random) -> Cases:
+    """A word with a character that is no piece."""
+    a, b, c = _letters(rng, 3)
+    log_p = {a: math.log(0.5), b: math.log(0.3), a + b: math.log(0.2)}
+    return [(({a + b + c: 1}, log_p), f"{c} is no piece: ValueError")]
+
+
+def _em_errors() -> Cases:
+    """A word no segmentation covers: ValueError; and, raising nothing, the cases every group
+    holds."""
+    return [
+        (({"abc": 1}, {"a": -1.0, "b": -1.0}), "c is no piece: ValueError"),
+        (({"ab": 2, "ba": 1}, {"a": -1.0, "ab": -1.5}), "the second word: b is no piece"),
+        *_uncovered(random.Random(1)),
+        *_em_targets(random.Random(3)),
     ]
 
 
@@ -934,8 +1030,9 @@ def _em_with(uses_of):
 
 
 def _em_listing(word_freqs, log_p):
-    """The chapter's E-step, which lists every segmentation: right on short words; on a word of
-    more segmentations than the probe's budget of look-ups, the probe stops it, as it stops a
+    """The chapter's E-step, which lists every segmentation with its probability: right on short
+    words; a long word's probability rounds to 0, so it divides by zero; on a word of more
+    segmentations than the probe's budget of look-ups, the probe stops it, as it stops a
     learner's."""
     budget = 10_000 + 20 * sum(len(word) ** 2 for word in word_freqs)
     for word in word_freqs:
@@ -943,8 +1040,8 @@ def _em_listing(word_freqs, log_p):
         for j in range(1, len(word) + 1):
             ways[j] = sum(ways[i] for i in range(j) if word[i:j] in log_p)
         if ways[-1] > budget:
-            raise RuntimeError(f"do not list segmentations: stopped after {budget:,} look-ups")
-    return expected_counts_reference(word_freqs, log_p)
+            raise RuntimeError(f"listing segmentations: stopped after {budget:,} look-ups")
+    return _em_plain(word_freqs, log_p, underflow=ZeroDivisionError)
 
 
 def _em_piece_max(word_freqs, log_p):
@@ -971,6 +1068,29 @@ def _em_piece_max(word_freqs, log_p):
     return counts
 
 
+def _em_plain(word_freqs, log_p, underflow=ValueError):
+    """A mistake: forward-backward in plain probabilities, which round to 0 on a long word (and
+    raise underflow there)."""
+    table = piece_table({piece: (i, score) for i, (piece, score) in enumerate(log_p.items())})
+    pieces, counts = list(log_p), {}
+    for word, freq in word_freqs.items():
+        lattice = build_lattice(word, table)
+        if forward(lattice)[-1] == -math.inf:
+            raise ValueError(f"no segmentation of {word!r} into the pieces")
+        nodes = [node for row in lattice for node in row]  # by start
+        alpha, beta = [1.0] + [0.0] * len(word), [0.0] * len(word) + [1.0]
+        for node in nodes:
+            alpha[node.end] += alpha[node.start] * math.exp(node.score)
+        for node in reversed(nodes):
+            beta[node.start] += math.exp(node.score) * beta[node.end]
+        if alpha[-1] == 0.0:
+            raise underflow(f"the probability of {word!r} rounds to 0")
+        for node in nodes:
+            used = alpha[node.start] * math.exp(node.score) * beta[node.end] / alpha[-1]
+            counts[pieces[node.piece_id]] = counts.get(pieces[node.piece_id], 0.0) + freq * used
+    return counts
+
+
 def _best_path_uses(lattice) -> dict[int, float]:
     uses: Counter[int] = Counter()
     for node in viterbi(lattice):
@@ -992,6 +1112,7 @@ EXPECTED_COUNTS = TaskSpec(
         Group("hand-checked sums", 1, _em_small),
         Group("long words", 1, _em_long),
         Group("trained pieces", 1, _em_trained, _em_hidden),
+        Group("errors", 1, _em_errors, _uncovered),
     ),
     (
         Mistake(
@@ -1028,6 +1149,14 @@ EXPECTED_COUNTS = TaskSpec(
         Mistake(
             "a word the pieces cannot cover raises ValueError",
             _em_with(lambda lattice: marginals(lattice)[0]),
+            part="errors",
+        ),
+        Mistake(
+            "a long word's probability is below the smallest float: keep alpha and beta as "
+            "logs, and add two logs with the larger one taken out, so that no exponential "
+            "rounds to 0",
+            _em_plain,
+            part="long words",
         ),
     ),
     "each count must be the expected number of uses of the piece over all segmentations of "
