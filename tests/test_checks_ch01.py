@@ -10,7 +10,7 @@ import unicodedata
 
 import pytest
 import regex
-from check_helpers import line
+from check_helpers import ALL, grade_losing, grades_on_seeds, line
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -354,7 +354,6 @@ def graphemes_by_set(text, max_bytes):
     return text[:kept]
 
 
-ALL = ("every part",)
 WRONG_ANSWERS = [  # (task, answer, the parts it loses)
     ("utf8_length", length_boundaries_inclusive, ALL),
     ("utf8_length", length_ffff_is_four, ALL),
@@ -388,12 +387,4 @@ WRONG_ANSWERS = [  # (task, answer, the parts it loses)
 @pytest.mark.parametrize("name, answer, lost", WRONG_ANSWERS)
 def test_a_readers_wrong_answer_gets_one_grade_and_loses_only_what_it_breaks(name, answer, lost):
     spec = BY_NAME[name]
-    parts = {group.name: group.points for group in spec.groups}
-    lost = tuple(parts) if lost == ALL else lost
-    memo: dict = {}  # by call: the tasks stay alive, so no call's id is reused
-    tasks = [spec.task(random.Random(seed)) for seed in range(1, 21)]
-    grades = set()
-    for task in tasks:
-        result = spec.result_on(task, answer, memo)
-        grades.add((result.points, result.line.split("failed: ")[1].split(" —")[0]))
-    assert grades == {(spec.points - sum(parts[part] for part in lost), ", ".join(lost))}
+    assert grades_on_seeds(spec, answer) == grade_losing(spec, lost)
