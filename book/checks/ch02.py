@@ -12,11 +12,13 @@ do; ``tests/test_check_specs.py`` proves it on seeds 1-20).
 
 from __future__ import annotations
 
+import codecs
 import random
 import unicodedata
 from collections import Counter
 from fractions import Fraction
 from functools import cache
+from itertools import groupby
 
 from book import corpora
 from book.checks.spec import (
@@ -225,9 +227,9 @@ def _nearest_with(
     is_mark=_is_mark,
 ):
     """encode_nearest with one slip: the normal form, marks kept, one id per character,
-    positions counted in ids, a fold with unknown parts, only <unk> recorded, a character of
-    marks alone folded to nothing, only the ASCII of a decomposition kept, or a narrower
-    test of what a mark is."""
+    positions counted in ids, a fold with unknown parts (partial: as <unk>, or "dropped"),
+    only <unk> recorded, a character of marks alone folded to nothing, only the ASCII of a
+    decomposition kept, or a narrower test of what a mark is."""
 
     def encode_nearest(text, vocab):
         stoi = {ch: i for i, ch in enumerate(vocab)}
@@ -240,6 +242,8 @@ def _nearest_with(
             base = _fold(ch, form, keep_marks, ascii_only, is_mark)
             folds = (bool(base) or empty_folds) and all(c in stoi for c in base)
             if folds or (partial and any(c in stoi for c in base)):
+                if partial == "dropped":
+                    base = [c for c in base if c in stoi]
                 ids.extend(stoi.get(c, len(vocab)) for c in base[: 1 if first_only else None])
             else:
                 ids.append(len(vocab))
@@ -304,6 +308,11 @@ def _nearest_draw(rng: random.Random) -> tuple:
     return text, list(vocab)
 
 
+PARTIAL_FOLD = (
+    "a character folds only when every character it is made of is known; otherwise the whole "
+    "character becomes one <unk>"
+)
+
 ENCODE_NEAREST = examples_and_drawn(
     "encode_nearest",
     encode_nearest_reference,
@@ -348,11 +357,8 @@ ENCODE_NEAREST = examples_and_drawn(
             "one unknown character can become several ids: every base character it holds",
             _nearest_with(first_only=True),
         ),
-        Mistake(
-            "a character folds only when every character it is made of is known; otherwise "
-            "the whole character becomes one <unk>",
-            _nearest_with(partial=True),
-        ),
+        Mistake(PARTIAL_FOLD, _nearest_with(partial=True)),
+        Mistake(PARTIAL_FOLD, _nearest_with(partial="dropped")),
         Mistake(
             "changed records the folded characters too, not only those that became <unk>",
             _nearest_with(unk_only=True),
@@ -551,6 +557,23 @@ def _report_continuations_only(ids, vocab):
     return text, sorted(lost)
 
 
+def _report_incremental(ids, vocab):
+    """An incremental decoder fed id by id: when an id's output holds U+FFFD, every id since
+    the last output is lost, the one that broke off a cut sequence and decoded too."""
+    data, owner = _bytes_of(ids, vocab)
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    text, lost, pending = "", set(), []
+    for index, pairs in groupby(zip(data, owner), key=lambda pair: pair[1]):
+        pending.append(index)
+        piece = decoder.decode(bytes(byte for byte, _ in pairs))
+        if piece:
+            lost.update(pending if "\ufffd" in piece else [])
+            pending, text = [], text + piece
+    piece = decoder.decode(b"", final=True)
+    lost.update(pending if "\ufffd" in piece else [])
+    return text + piece, sorted(lost)
+
+
 def _report_nothing_lost(ids, vocab):
     """The right text, and nothing reported lost."""
     return decode_report_reference(ids, vocab)[0], []
@@ -646,6 +669,11 @@ DECODE_REPORT = TaskSpec(
         Mistake(
             "the text is right, but lost must name every id whose bytes were replaced",
             _report_nothing_lost,
+        ),
+        Mistake(
+            "an id whose own bytes decode is not lost, even when the U+FFFD of the cut sequence "
+            "before it appears only once it arrives",
+            _report_incremental,
         ),
         Mistake(
             "lost names only the ids whose own bytes were replaced: the other byte ids of the "
