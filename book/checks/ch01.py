@@ -534,8 +534,10 @@ def _decode_by_hand(
     cut_used=False,
     high_leads=False,
     below_top=False,
+    last_cut=False,
 ):
-    """A decoder by hand; each flag makes one slip (lets one kind of bad character through)."""
+    """A decoder by hand; each flag makes one slip (lets one kind of bad character through,
+    or, last_cut, holds back a character that ends at the last byte)."""
     chars, i = [], 0
     while i < len(ids):
         lead = ids[i]
@@ -545,7 +547,7 @@ def _decode_by_hand(
         if never_bytes and lead in NEVER:
             break
         tail = ids[i + 1 : i + n]
-        if len(tail) < n - 1:
+        if len(tail) < n - 1 or (last_cut and n > 1 and i + n == len(ids)):
             i = len(ids) if cut_used else i
             break
         if tails and any(byte >> 6 != 0b10 for byte in tail):
@@ -569,11 +571,11 @@ def _decode_slip(says: str, part: str = "", **slip: bool) -> Mistake:
     return Mistake(says, lambda ids: _decode_by_hand(ids, **slip), part)
 
 
-# Every group holds overlong forms of two and three bytes, a surrogate, a bad continuation byte
-# and a cut character at the end, each after a valid multi-byte character.
+# Every group holds overlong forms of two and three bytes, a surrogate, a bad continuation byte,
+# a cut character at the end and a whole one, each after a valid multi-byte character.
 DECODE_TRAPS = [[0xC3, 0xA9, 0xC0, 0x80], [0xC3, 0xA9, 0xE0, 0x9F, 0xBF]]
 DECODE_TRAPS += [[0xC3, 0xA9, 0xED, 0xA0, 0x80, 0x41], [0xC3, 0xA9, 0xE2, 0x82, 0x41]]
-DECODE_TRAPS += [[0xE2, 0x82, 0xAC, 0xE4, 0xBD]]
+DECODE_TRAPS += [[0xE2, 0x82, 0xAC, 0xE4, 0xBD], [0xC3, 0xA9, 0xE2, 0x82, 0xAC]]
 DECODE_VALID = [[], [104, 105], [226, 130, 172], [0xF0, 0x9F, 0x8C, 0x8D], [228, 189]]
 DECODE_VALID += [[0xC2, 0x80, 0xDF, 0xBF, 0xE0, 0xA0, 0x80, 0xED, 0x9F, 0xBF]]
 DECODE_VALID += [[0xEF, 0xBF, 0xBF, 0xF0, 0x90, 0x80, 0x80, 0xF4, 0x8F, 0xBF, 0xBF]]
@@ -656,6 +658,10 @@ DECODE_PREFIX = TaskSpec(
         _decode_slip(
             "a character cut short at the end is not decoded yet: its bytes are not used",
             cut_used=True,
+        ),
+        _decode_slip(
+            "a character whose last byte is the last of ids is complete: it is decoded",
+            last_cut=True,
         ),
     ),
     "n is where the first character that is cut short or invalid starts; the task's list says "

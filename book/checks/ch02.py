@@ -227,9 +227,9 @@ def _nearest_with(
     is_mark=_is_mark,
 ):
     """encode_nearest with one slip: the normal form, marks kept, one id per character,
-    positions counted in ids, a fold with unknown parts (partial: as <unk>, or "dropped"),
-    only <unk> recorded, a character of marks alone folded to nothing, only the ASCII of a
-    decomposition kept, or a narrower test of what a mark is."""
+    positions counted in ids, a fold with unknown parts, only <unk> recorded, a character of
+    marks alone folded to nothing, only the ASCII of a decomposition kept, or a narrower
+    test of what a mark is."""
 
     def encode_nearest(text, vocab):
         stoi = {ch: i for i, ch in enumerate(vocab)}
@@ -242,8 +242,6 @@ def _nearest_with(
             base = _fold(ch, form, keep_marks, ascii_only, is_mark)
             folds = (bool(base) or empty_folds) and all(c in stoi for c in base)
             if folds or (partial and any(c in stoi for c in base)):
-                if partial == "dropped":
-                    base = [c for c in base if c in stoi]
                 ids.extend(stoi.get(c, len(vocab)) for c in base[: 1 if first_only else None])
             else:
                 ids.append(len(vocab))
@@ -261,6 +259,17 @@ def encode_nearest_reference(text: str, vocab: list[str]) -> tuple[list[int], li
     ([0, 1, 2, 3, 4], [(1, 'é'), (2, '½')])
     """
     return _nearest_with()(text, vocab)
+
+
+def _nearest_keeping_known_parts(text, vocab):
+    """A fold with unknown parts keeps the known ones and drops the others (<unk> only when
+    none is known)."""
+    ids, changed = [], []
+    for position, ch in enumerate(text):
+        part_ids, part_changed = _nearest_with(partial=True)(ch, vocab)
+        ids += [i for i in part_ids if i < len(vocab)] or part_ids
+        changed += [(position, c) for _, c in part_changed]
+    return ids, changed
 
 
 def _nearest_appending_unk(text, vocab):
@@ -358,7 +367,7 @@ ENCODE_NEAREST = examples_and_drawn(
             _nearest_with(first_only=True),
         ),
         Mistake(PARTIAL_FOLD, _nearest_with(partial=True)),
-        Mistake(PARTIAL_FOLD, _nearest_with(partial="dropped")),
+        Mistake(PARTIAL_FOLD, _nearest_keeping_known_parts),
         Mistake(
             "changed records the folded characters too, not only those that became <unk>",
             _nearest_with(unk_only=True),
