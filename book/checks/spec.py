@@ -400,7 +400,8 @@ def examples_and_drawn(
     hint: str,
     **options,
 ) -> TaskSpec:
-    """A task of two groups: the examples, and cases drawn until they catch every mistake."""
+    """A task of two groups: the examples, and cases drawn until they catch every mistake (but
+    one that names the examples as the one part it breaks)."""
     cases, points = examples
     group, drawn_points, draw = drawn
     spec = TaskSpec(
