@@ -6,9 +6,11 @@ whose code (or a function of the notebook it calls) reaches the codec by any of 
 routes: ``str.encode``, ``bytes.decode``, the ``bytes``, ``bytearray`` and ``str``
 constructors with an encoding, ``codecs``, or bytes objects at all (a by-hand answer works
 with ints). So the chapter's one-line ``encode`` earns nothing. Task 5 cuts text at grapheme
-boundaries, a variant of task 3; the codec is allowed there. Each task's known mistakes are
-code; every group of cases catches each of them (``tests/test_check_specs.py`` proves it on
-seeds 1-20).
+boundaries, a variant of task 3; the codec is allowed there. A task that raises ValueError has
+a part "errors" of its own (the values that are errors and those beside them that are not), so
+a forgotten check costs that part alone. Each task's known mistakes are code; every group of
+cases catches each of them, except a mistake that names the one part it breaks
+(``tests/test_check_specs.py`` proves both on seeds 1-20).
 """
 
 from __future__ import annotations
@@ -217,12 +219,18 @@ UTF8_LENGTH = TaskSpec(
         Mistake(CODEC_SAYS, lambda code_point: len(chr(code_point).encode())),
         Mistake(CODEC_SAYS, lambda code_point: len(bytes(chr(code_point), "utf-8"))),
         Mistake(
-            "a range's last code point belongs to it: 0x7F still takes one byte",
+            "a range's last code point belongs to it: 0x7F still takes one byte, 0x7FF two "
+            "and 0xFFFF three",
             _length_by_threshold([0x7E, 0x7FE, 0xFFFE]),
         ),
         Mistake(
-            "a length's payload bits are what it can hold: a code point of exactly 7 bits still "
-            "takes one byte",
+            "a range's first code point belongs to it: 0x80 already takes two bytes, 0x800 "
+            "three and 0x10000 four",
+            _length_by_threshold([0x80, 0x800, 0x10000]),
+        ),
+        Mistake(
+            "a length's payload bits are what it can hold: a code point of exactly 7, 11 or 16 "
+            "bits still fits the shorter length (0x7F one byte, 0x7FF two, 0xFFFF three)",
             lambda code_point: 1 + sum(code_point.bit_length() >= bits for bits in (7, 11, 16)),
         ),
         Mistake(
@@ -281,6 +289,7 @@ def _encode_refusing(*refused):
     tests = {
         "negative": lambda code_point: code_point < 0,
         "surrogate": lambda code_point: 0xD800 <= code_point <= 0xDFFF,
+        "inner surrogate": lambda code_point: 0xD800 < code_point < 0xDFFF,
         "past Unicode": lambda code_point: code_point > 0x10FFFF,
     }
 
@@ -300,24 +309,29 @@ def _checked(slip):
     return encode
 
 
-# Every group holds a negative value, a surrogate, a value past U+10FFFF and characters of two,
-# three and four bytes.
-TRAPS = [-1, 0xD800, 0x110000, 0xE9, 0x20AC, 0x1F30D]
+# The errors part: a value of each kind that is no character, and the characters right beside
+# each of them (0, the ends of the surrogates' gap, U+10FFFF), which an answer must encode.
+NOT_CHARACTERS = [-1, -0x80, 0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0x110000, 0x1FFFFF]
+BESIDE = [0x00, 0xD7FF, 0xE000, 0x10FFFF, 0xE9, 0x20AC, 0x1F30D]
 
 
 def _encode_hidden(rng: random.Random) -> Cases:
-    wrong = [rng.randint(0xD800, 0xDFFF), rng.randint(0x110000, 0x1FFFFF), -rng.randint(1, 999)]
     points = [rng.randint(*span) for span in RANGES[1:]] + _random_code_points(rng, 6)
-    return _cases(points + wrong, "random")
+    return _cases(points, "random")
+
+
+def _encode_errors_hidden(rng: random.Random) -> Cases:
+    wrong = [rng.randint(0xD800, 0xDFFF), rng.randint(0x110000, 0x1FFFFF), -rng.randint(1, 999)]
+    return _cases(wrong, "random")
 
 
 ENCODE_CODE_POINT = TaskSpec(
     "encode_code_point",
     encode_code_point_reference,
     (
-        Group("each length", 1, lambda: _cases(CODE_POINTS + TRAPS)),
-        Group("not characters", 1, lambda: _cases([0xDFFF, 0x1FFFFF, -0x80] + TRAPS)),
+        Group("each length", 1, lambda: _cases(CODE_POINTS)),
         Group("random code points", 1, hidden=_encode_hidden),
+        Group("errors", 1, lambda: _cases(NOT_CHARACTERS + BESIDE), _encode_errors_hidden),
     ),
     (
         Mistake(CODEC_SAYS, _encode_codec),
@@ -325,14 +339,22 @@ ENCODE_CODE_POINT = TaskSpec(
         Mistake(
             "surrogates (U+D800-U+DFFF) are not characters: UTF-8 refuses them",
             _encode_refusing("negative", "past Unicode"),
+            part="errors",
+        ),
+        Mistake(
+            "U+D800 and U+DFFF are surrogates too: the surrogates' range includes both ends",
+            _encode_refusing("negative", "inner surrogate", "past Unicode"),
+            part="errors",
         ),
         Mistake(
             "Unicode ends at U+10FFFF: larger values are not characters",
             _encode_refusing("negative", "surrogate"),
+            part="errors",
         ),
         Mistake(
             "code points start at 0: a negative value is not a character",
             _encode_refusing("surrogate", "past Unicode"),
+            part="errors",
         ),
         Mistake(
             "the continuation bytes hold the code point's bits most significant first",
@@ -412,21 +434,31 @@ def _character_bytes(ch: str) -> int:
     return utf8_length_reference(ord(ch))
 
 
-TRUNCATE_EXAMPLES = [("", 0), ("hi", 0), ("hi", 1), ("hi", 2), ("hi", 9), ("café", 4)]
-TRUNCATE_EXAMPLES += [("café", 5), ("你好", 2), ("你好", 3), ("你好", 5), ("你好", 6), ("a👍🏽", 4)]
-TRUNCATE_EXAMPLES += [("a👍🏽", 5), ("a👍🏽", 8), ("a👍🏽", 9), ("cafe\u0301!", 5), ("x", -1)]
-TRUNCATE_EXAMPLES += [("👨‍👩‍👧‍👦", 11), ("Ωmega", 1)]
+TRUNCATE_EXAMPLES = [("hi", 1), ("hi", 2), ("hi", 9), ("café", 4), ("café", 5), ("你好", 2)]
+TRUNCATE_EXAMPLES += [
+    ("你好", 3),
+    ("你好", 5),
+    ("你好", 6),
+    ("a👍🏽", 4),
+    ("a👍🏽", 5),
+    ("a👍🏽", 8),
+]
+TRUNCATE_EXAMPLES += [("a👍🏽", 9), ("cafe\u0301!", 5), ("👨‍👩‍👧‍👦", 11), ("Ωmega", 1)]
+# The errors part: negative limits, and the limit 0 beside them, which is no error; with a
+# character that does not fit, one that fits exactly, and a smaller one after a bigger one.
+TRUNCATE_ERRORS = [("x", -1), ("", -1), ("你好", -7), ("", 0), ("hi", 0), ("日a", 1), ("日a", 3)]
 
 
 def _truncate_hidden(rng: random.Random) -> Cases:
+    """Limits of 1 byte or more: the limits 0 and below are the errors part's."""
     cases = []
     for _ in range(4):
         text = random_text(rng, rng.randint(1, 6)) + rng.choice(["é", "日", "🦙"])
         size = len(text.encode("utf-8"))
-        cases += [(text, rng.randint(0, size + 2)), (text, size), (text, size - 1)]
+        cases += [(text, rng.randint(1, size + 2)), (text, size), (text, size - 1)]
     # A character that does not fit, then one that would: only a prefix stops at the first.
     cases.append((rng.choice(["日", "🦙", "é"]) + rng.choice("abc") + random_text(rng, 2), 1))
-    return _cases(cases + [("日本", 4), (text, -rng.randint(1, 9))], "random")
+    return _cases(cases + [("日本", 4)], "random")
 
 
 TRUNCATE_UTF8 = TaskSpec(
@@ -435,6 +467,7 @@ TRUNCATE_UTF8 = TaskSpec(
     (
         Group("examples", 1, lambda: _cases(TRUNCATE_EXAMPLES)),
         Group("random texts", 1, hidden=_truncate_hidden),
+        Group("errors", 1, lambda: _cases(TRUNCATE_ERRORS)),
     ),
     (
         Mistake(CODEC_SAYS, _truncate_codec),
@@ -449,7 +482,11 @@ TRUNCATE_UTF8 = TaskSpec(
             "fit is kept",
             _truncate_skipping,
         ),
-        Mistake("a negative max_bytes is an error, not an empty budget", _truncate_negative),
+        Mistake(
+            "a negative max_bytes is an error, not an empty budget",
+            _truncate_negative,
+            part="errors",
+        ),
     ),
     "the result is a prefix of the text made of whole characters, its UTF-8 length is at most "
     "max_bytes, and the next longer prefix would not fit.",
@@ -495,16 +532,22 @@ def _decode_by_hand(
     tails=True,
     count_chars=False,
     cut_used=False,
+    high_leads=False,
+    below_top=False,
+    last_cut=False,
 ):
-    """A decoder by hand; each flag makes one slip (lets one kind of bad character through)."""
+    """A decoder by hand; each flag makes one slip (lets one kind of bad character through,
+    or, last_cut, holds back a character that ends at the last byte)."""
     chars, i = [], 0
     while i < len(ids):
         lead = ids[i]
         n = 1 if lead < 0x80 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
-        if 0x80 <= lead < 0xC0 or lead >= 0xF8 or (never_bytes and lead in NEVER):
+        if 0x80 <= lead < 0xC0 or (lead >= 0xF8 and not high_leads):
+            break
+        if never_bytes and lead in NEVER:
             break
         tail = ids[i + 1 : i + n]
-        if len(tail) < n - 1:
+        if len(tail) < n - 1 or (last_cut and n > 1 and i + n == len(ids)):
             i = len(ids) if cut_used else i
             break
         if tails and any(byte >> 6 != 0b10 for byte in tail):
@@ -513,7 +556,7 @@ def _decode_by_hand(
         for byte in tail:
             code_point = code_point << 6 | byte & 0x3F
         checked = not (overlong or never_bytes)
-        if (code_point < SMALLEST[n] and checked) or code_point > 0x10FFFF:
+        if (code_point < SMALLEST[n] and checked) or code_point > 0x10FFFF - below_top:
             break
         if 0xD800 <= code_point <= 0xDFFF and not surrogates:
             break
@@ -523,16 +566,16 @@ def _decode_by_hand(
     return text, len(text) if count_chars else i
 
 
-def _decode_slip(says: str, **slip: bool) -> Mistake:
-    """The mistake of a decoder by hand that makes one slip."""
-    return Mistake(says, lambda ids: _decode_by_hand(ids, **slip))
+def _decode_slip(says: str, part: str = "", **slip: bool) -> Mistake:
+    """The mistake of a decoder by hand that makes one slip (breaking part, if only one)."""
+    return Mistake(says, lambda ids: _decode_by_hand(ids, **slip), part)
 
 
-# Every group holds overlong forms of two and three bytes, a surrogate, a bad continuation byte
-# and a cut character at the end, each after a valid multi-byte character.
+# Every group holds overlong forms of two and three bytes, a surrogate, a bad continuation byte,
+# a cut character at the end and a whole one, each after a valid multi-byte character.
 DECODE_TRAPS = [[0xC3, 0xA9, 0xC0, 0x80], [0xC3, 0xA9, 0xE0, 0x9F, 0xBF]]
 DECODE_TRAPS += [[0xC3, 0xA9, 0xED, 0xA0, 0x80, 0x41], [0xC3, 0xA9, 0xE2, 0x82, 0x41]]
-DECODE_TRAPS += [[0xE2, 0x82, 0xAC, 0xE4, 0xBD]]
+DECODE_TRAPS += [[0xE2, 0x82, 0xAC, 0xE4, 0xBD], [0xC3, 0xA9, 0xE2, 0x82, 0xAC]]
 DECODE_VALID = [[], [104, 105], [226, 130, 172], [0xF0, 0x9F, 0x8C, 0x8D], [228, 189]]
 DECODE_VALID += [[0xC2, 0x80, 0xDF, 0xBF, 0xE0, 0xA0, 0x80, 0xED, 0x9F, 0xBF]]
 DECODE_VALID += [[0xEF, 0xBF, 0xBF, 0xF0, 0x90, 0x80, 0x80, 0xF4, 0x8F, 0xBF, 0xBF]]
@@ -540,6 +583,18 @@ DECODE_VALID += [[104, 228, 189], [104, 105, 0xF0, 0x9F, 0x8C], [0xC3, 0xA9, 0xC
 DECODE_INVALID = [[0x80], [104, 0x80, 105], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xE0, 0x9F, 0xBF]]
 DECODE_INVALID += [[0xF0, 0x8F, 0xBF, 0xBF], [104, 0xED, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80]]
 DECODE_INVALID += [[0xF5, 0x80, 0x80, 0x80], [0xFF]]
+# Lead bytes F8-FF, followed by bytes that would complete a four-byte character.
+DECODE_INVALID += [
+    [0x61, 0xFC, 0x80, 0x80, 0x80],
+    [0xF9, 0x80, 0x80, 0x80],
+    [0xF8, 0x88, 0x80, 0x80],
+]
+# A lead byte where a continuation byte is expected.
+DECODE_INVALID += [
+    [0xC3, 0xC3, 0xA9],
+    [0x68, 0xE4, 0xE4, 0xBD, 0xA0],
+    [0xF0, 0x9F, 0xF0, 0x9F, 0x8C],
+]
 
 # Bytes that break UTF-8 where they stand: continuation, overlong leads, beyond U+10FFFF, and
 # leads whose second byte is restricted (E0, ED, F0, F4).
@@ -560,7 +615,9 @@ def _decode_hidden(rng: random.Random) -> Cases:
         [0xC3, 0xA9, 0xF0, rng.randint(0x80, 0x8F), rng.randint(0x80, 0xBF), 0x80],
         [0xC3, 0xA9, 0xED, rng.randint(0xA0, 0xBF), rng.randint(0x80, 0xBF), 0x41],
         [0xC3, 0xA9, 0xE2, 0x82, rng.randint(0x20, 0x7E)],
+        [0xC3, 0xA9, rng.randint(0xC2, 0xDF), rng.randint(0xC2, 0xF4), rng.randint(0x80, 0xBF)],
         [0xC3, 0xA9] + longer[: rng.randint(1, len(longer) - 1)],
+        list(f"{random_text(rng, 1)}{rng.choice(['é', '€', '日', '🦙'])}".encode()),  # ends whole
     ]
     return _cases(cases, "random")
 
@@ -587,10 +644,24 @@ DECODE_PREFIX = TaskSpec(
         ),
         _decode_slip("surrogates (ED A0 to ED BF) are not characters", surrogates=True),
         _decode_slip("every byte after the lead must start with the bits 10", tails=False),
+        _decode_slip(
+            "a lead byte announces at most four bytes: F8 to FF start no character",
+            part="invalid bytes",
+            high_leads=True,
+        ),
+        _decode_slip(
+            "U+10FFFF is the last character: only the values above it are not characters",
+            part="valid and cut",
+            below_top=True,
+        ),
         _decode_slip("n is a number of bytes, not of characters", count_chars=True),
         _decode_slip(
             "a character cut short at the end is not decoded yet: its bytes are not used",
             cut_used=True,
+        ),
+        _decode_slip(
+            "a character whose last byte is the last of ids is complete: it is decoded",
+            last_cut=True,
         ),
     ),
     "n is where the first character that is cut short or invalid starts; the task's list says "
@@ -655,15 +726,21 @@ def _grapheme_bytes(grapheme: str) -> int:
     return len(grapheme.encode("utf-8"))
 
 
-# Every group holds a family emoji, a flag, a skin tone, a decomposed accent and Hindi, with
+# Every group holds a family emoji, a flag, a skin tone, a decomposed accent, Hindi, CR LF, a
+# Hangul syllable of three jamo and an e that is a grapheme alone before it begins é, with
 # limits that fall inside a grapheme, fill the budget exactly, or leave room for a smaller
-# grapheme after one that does not fit; and a negative limit.
+# grapheme after one that does not fit.
 FAMILY = "👨\u200d👩\u200d👧\u200d👦"
 GRAPHEME_TRAPS = [(FAMILY + "!", 11), (FAMILY + "!", 25), ("cafe\u0301!", 5), ("cafe\u0301!", 6)]
-GRAPHEME_TRAPS += [("🇫🇷ok", 4), ("a👍🏽b", 5), ("a👍🏽b", 9), ("नमस्ते", 6), ("ok", -1)]
+GRAPHEME_TRAPS += [("🇫🇷ok", 4), ("a👍🏽b", 5), ("a👍🏽b", 9), ("नमस्ते", 6), ("👍🏽ok", 4)]
+GRAPHEME_TRAPS += [("a\r\nb", 2), ("\u1100\u1161\u11a8x", 6), ("the cafe\u0301", 8)]
 GRAPHEME_EXAMPLES = [("", 0), ("hi", 1), ("hi", 2), ("你好", 5), ("a\u0301\u0302b", 4), ("x", 0)]
 GRAPHEME_EVERY_LIMIT = [(FAMILY, n) for n in range(0, 27, 2)]
 GRAPHEME_EVERY_LIMIT += [("e\u0301\u0301x", n) for n in range(7)] + [("🇯🇵🇫🇷", 9)]
+# A character that is a grapheme of its own earlier in the text and begins a longer one later.
+GRAPHEME_EVERY_LIMIT += [("the cafe\u0301", n) for n in range(6, 11)]
+# The errors part: negative limits, and the limit 0 beside them, which is no error.
+GRAPHEME_ERRORS = [("ok", -1), ("", -1), (FAMILY, -25), ("ok", 0), (FAMILY, 0)]
 # Pieces for hidden texts: graphemes of several code points, and plain characters.
 CLUSTERS = ["e\u0301", "a\u0301\u0302", "👍🏽", "🇫🇷", "🇯🇵", FAMILY, "👩\u200d💻", "नमस्ते", "நன்றி"]
 
@@ -672,11 +749,13 @@ def _grapheme_draw(rng: random.Random) -> tuple:
     text = random_text(rng, rng.randint(0, 2)) + rng.choice(CLUSTERS)
     text += rng.choice(["", "!", " ok", random_text(rng, 1)])
     size = len(text.encode("utf-8"))
-    return (text, rng.choice([rng.randint(0, size), size, -rng.randint(1, 3)]))
+    return (text, rng.choice([rng.randint(0, size), size]))
 
 
 def _grapheme_hidden(rng: random.Random) -> Cases:
-    return drawn_until_caught(rng, _grapheme_draw, TRUNCATE_GRAPHEMES, at_least=6)
+    return drawn_until_caught(
+        rng, _grapheme_draw, TRUNCATE_GRAPHEMES, at_least=6, group="random texts"
+    )
 
 
 TRUNCATE_GRAPHEMES = TaskSpec(
@@ -685,7 +764,8 @@ TRUNCATE_GRAPHEMES = TaskSpec(
     (
         Group("examples", 1, lambda: _cases(GRAPHEME_EXAMPLES + GRAPHEME_TRAPS)),
         Group("every limit", 1, lambda: _cases(GRAPHEME_EVERY_LIMIT + GRAPHEME_TRAPS)),
-        Group("random texts", 1, hidden=_grapheme_hidden),
+        Group("random texts", 1, lambda: _cases(GRAPHEME_TRAPS), _grapheme_hidden),
+        Group("errors", 1, lambda: _cases(GRAPHEME_ERRORS + GRAPHEME_TRAPS)),
     ),
     (
         Mistake(
@@ -718,6 +798,7 @@ TRUNCATE_GRAPHEMES = TaskSpec(
         Mistake(
             "a negative max_bytes is an error, not an empty budget",
             _graphemes_cut_by(_grapheme_bytes, negative=True),
+            part="errors",
         ),
     ),
     "the result is a prefix of the text made of whole graphemes, its UTF-8 length is at most "

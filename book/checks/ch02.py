@@ -7,16 +7,19 @@ a size limit, another policy for unknown characters (fold to known characters, a
 was changed), a byte-fallback decoder that says which ids were lost, and the smallest
 vocabulary with which byte fallback reaches a target of bytes per token. Each task's known
 mistakes are code; every group of cases catches each of them (hidden cases are drawn until they
-do; ``tests/test_check_specs.py`` proves it on seeds 1-20).
+do), except a mistake that names the one part it breaks, such as an id outside the range let
+through, which only the examples hold (``tests/test_check_specs.py`` proves both on seeds 1-20).
 """
 
 from __future__ import annotations
 
+import codecs
 import random
 import unicodedata
 from collections import Counter
 from fractions import Fraction
 from functools import cache
+from itertools import groupby
 
 from book import corpora
 from book.checks.spec import (
@@ -259,18 +262,33 @@ def encode_nearest_reference(text: str, vocab: list[str]) -> tuple[list[int], li
     return _nearest_with()(text, vocab)
 
 
-def _nearest_learning(text, vocab):
-    """The right encoding, after adding every unknown character to the vocabulary."""
+def _nearest_keeping_known_parts(text, vocab):
+    """A fold with unknown parts keeps the known ones and drops the others (<unk> only when
+    none is known)."""
+    ids, changed = [], []
+    for position, ch in enumerate(text):
+        part_ids, part_changed = _nearest_with(partial=True)(ch, vocab)
+        ids += [i for i in part_ids if i < len(vocab)] or part_ids
+        changed += [(position, c) for _, c in part_changed]
+    return ids, changed
+
+
+def _nearest_appending_unk(text, vocab):
+    """The right encoding, and "<unk>" appended to the vocabulary it was given."""
     result = encode_nearest_reference(text, vocab)
-    vocab.extend(ch for _, ch in result[1] if ch not in vocab)
+    vocab.append("<unk>")
     return result
 
 
-# The vocabulary must come back unchanged: the probe returns [answer, vocab unchanged].
-VOCAB_UNCHANGED = """
+# The vocabulary must come back unchanged: the probe returns what the answer returned, or
+# VOCAB_CHANGED when the answer changed the vocabulary (whatever it returned), so that every
+# answer that changes it agrees with the known mistake that does.
+VOCAB_CHANGED = "the answer changed the vocab it was given"
+VOCAB_UNCHANGED = f"""
 def probe(answer, text, vocab):
     kept = list(vocab)
-    return [answer(text, vocab), vocab == kept]
+    returned = answer(text, vocab)
+    return returned if vocab == kept else {VOCAB_CHANGED!r}
 """
 
 
@@ -299,6 +317,11 @@ def _nearest_draw(rng: random.Random) -> tuple:
     vocab = rng.choice([_plays_vocab(), *SMALL_VOCABS, *parts])
     return text, list(vocab)
 
+
+PARTIAL_FOLD = (
+    "a character folds only when every character it is made of is known; otherwise the whole "
+    "character becomes one <unk>"
+)
 
 ENCODE_NEAREST = examples_and_drawn(
     "encode_nearest",
@@ -344,11 +367,8 @@ ENCODE_NEAREST = examples_and_drawn(
             "one unknown character can become several ids: every base character it holds",
             _nearest_with(first_only=True),
         ),
-        Mistake(
-            "a character folds only when every character it is made of is known; otherwise "
-            "the whole character becomes one <unk>",
-            _nearest_with(partial=True),
-        ),
+        Mistake(PARTIAL_FOLD, _nearest_with(partial=True)),
+        Mistake(PARTIAL_FOLD, _nearest_keeping_known_parts),
         Mistake(
             "changed records the folded characters too, not only those that became <unk>",
             _nearest_with(unk_only=True),
@@ -369,7 +389,7 @@ ENCODE_NEAREST = examples_and_drawn(
         ),
         Mistake(
             "do not change the vocabulary you are given: it stays as it came",
-            _nearest_learning,
+            _nearest_appending_unk,
         ),
     ),
     "find the character of the text behind the first differing element: is it in vocab, and "
@@ -406,9 +426,29 @@ REPORT_IDS = [
     [0, *_b(0xED, 0xA0, 0x80), 1],
     _b(0xF0, 0x80, 0x80, 0x80),
     _b(0xF4, 0x90, 0x80, 0x80),
+    # a real U+FFFD, from its bytes or from the vocabulary, is text and loses nothing
+    [0, *_b(0xEF, 0xBF, 0xBD), 1],
+    [*_b(0xEF, 0xBF, 0xBD, 0xE4), 0],
+    # ids that are neither a character nor a byte
     [0, len(REPORT_VOCAB) + 256],
     [-1],
+    [0, -len(REPORT_VOCAB) - 1],
 ]
+# Damage of each kind, in every group: a character cut short before a known one, a stray
+# continuation byte, a lead byte where a continuation belongs, an overlong form of two and of
+# three bytes, a surrogate, a value past U+10FFFF, and a four-byte character that is whole.
+REPORT_TRAPS = [
+    [0, *_b(0xE4, 0xBD), 1],
+    [3, *_b(0xA9), 2],
+    _b(0xC3, 0xE4, 0xBD, 0xA0),
+    _b(0xC0, 0x80, 0x68),
+    [2, *_b(0xE0, 0x80, 0x80)],
+    [0, *_b(0xED, 0xA0, 0x80), 1],
+    _b(0xF4, 0x90, 0x80, 0x80),
+    [*_b(0xF0, 0x9F, 0x8C, 0x8D), 4],
+]
+# A vocabulary that holds U+FFFD itself.
+REPLACEMENT_VOCAB = ["h", "\ufffd", "i"]
 
 
 def _bytes_of(ids: list[int], vocab: list[str]) -> tuple[bytes, list[int]]:
@@ -527,6 +567,23 @@ def _report_continuations_only(ids, vocab):
     return text, sorted(lost)
 
 
+def _report_incremental(ids, vocab):
+    """An incremental decoder fed id by id: when an id's output holds U+FFFD, every id since
+    the last output is lost, the one that broke off a cut sequence and decoded too."""
+    data, owner = _bytes_of(ids, vocab)
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    text, lost, pending = "", set(), []
+    for index, pairs in groupby(zip(data, owner), key=lambda pair: pair[1]):
+        pending.append(index)
+        piece = decoder.decode(bytes(byte for byte, _ in pairs))
+        if piece:
+            lost.update(pending if "\ufffd" in piece else [])
+            pending, text = [], text + piece
+    piece = decoder.decode(b"", final=True)
+    lost.update(pending if "\ufffd" in piece else [])
+    return text + piece, sorted(lost)
+
+
 def _report_nothing_lost(ids, vocab):
     """The right text, and nothing reported lost."""
     return decode_report_reference(ids, vocab)[0], []
@@ -550,13 +607,14 @@ def _fallback_ids(text: str, vocab: list[str]) -> list[int]:
 
 
 def _report_draw(rng: random.Random) -> tuple:
-    """Byte-fallback ids of a text, cut short, with an id dropped, or with a stray id."""
+    """Byte-fallback ids of a text, cut short, with an id dropped, or with stray bytes (ids
+    outside the range are the examples' cases)."""
     text = random_text(rng, rng.randint(1, 5))
     chars = sorted(set(text))
     vocab = rng.sample(chars, max(1, len(chars) // 2))
     ids = _fallback_ids(text, vocab)
     at = rng.randint(0, len(ids))
-    how = rng.randrange(4)
+    how = rng.randrange(3)
     if how == 0:
         ids = ids[:at]
     elif how == 1 and ids:
@@ -566,20 +624,33 @@ def _report_draw(rng: random.Random) -> tuple:
         if rng.random() < 0.5:  # a lead byte, then a continuation byte it does not allow
             strays = rng.choice([[0xE0, 0x80, 0x80], [0xED, 0xA0], [0xF0, 0x8F], [0xF4, 0x90]])
         ids = ids[:at] + [len(vocab) + byte for byte in strays] + ids[at:]
-    else:
-        ids = ids[:at] + [rng.choice([-1, len(vocab) + 256, len(vocab) + 300])] + ids[at:]
     return ids, vocab
 
 
 def _report_examples() -> Cases:
-    return [((list(ids), REPORT_VOCAB), "") for ids in REPORT_IDS]
+    cases = [((list(ids), REPORT_VOCAB), "") for ids in REPORT_IDS + REPORT_TRAPS]
+    real = "a real U+FFFD is no loss"
+    return cases + [
+        (([1, 0, 1], REPLACEMENT_VOCAB), real),
+        (([0, 1, 3 + 0xE4], REPLACEMENT_VOCAB), real),
+    ]
 
 
-DECODE_REPORT = examples_and_drawn(
+def _report_traps() -> Cases:
+    return [((list(ids), REPORT_VOCAB), "") for ids in REPORT_TRAPS]
+
+
+def _report_hidden(rng: random.Random) -> Cases:
+    return drawn_until_caught(rng, _report_draw, DECODE_REPORT, group="damaged ids")
+
+
+DECODE_REPORT = TaskSpec(
     "decode_report",
     decode_report_reference,
-    (_report_examples, 2),
-    ("damaged ids", 1, _report_draw),
+    (
+        Group("the examples", 2, _report_examples),
+        Group("damaged ids", 1, _report_traps, _report_hidden),
+    ),
     (
         Mistake(
             "a character's bytes belong together: a byte id decoded alone is lost unless it "
@@ -610,6 +681,11 @@ DECODE_REPORT = examples_and_drawn(
             _report_nothing_lost,
         ),
         Mistake(
+            "an id whose own bytes decode is not lost, even when the U+FFFD of the cut sequence "
+            "before it appears only once it arrives",
+            _report_incremental,
+        ),
+        Mistake(
             "lost names only the ids whose own bytes were replaced: the other byte ids of the "
             "same run decoded into characters",
             _report_whole_runs,
@@ -617,6 +693,7 @@ DECODE_REPORT = examples_and_drawn(
         Mistake(
             "an id that is neither a character nor a byte names nothing: raise ValueError",
             _report_lenient,
+            part="the examples",
         ),
     ),
     "text must be what a decoder that puts U+FFFD for each maximal invalid part gives for "
