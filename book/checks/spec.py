@@ -368,10 +368,11 @@ def drawn_until_caught(
     rng: random.Random, draw: Callable, spec: TaskSpec, at_least: int = 3, tries: int = 200
 ) -> Cases:
     """Cases drawn with draw(rng) until every known mistake of spec differs from the reference
-    on one of them (at least at_least cases): hidden cases targeted by construction."""
+    on one of them (at least at_least cases): hidden cases targeted by construction. A mistake
+    that names the part it breaks is left to that part's cases."""
     run = [spec.runner(spec.reference)] + [spec.runner(m.function) for m in spec.mistakes]
     cases: Cases = []
-    missed = set(range(1, len(run)))
+    missed = {k for k, mistake in enumerate(spec.mistakes, 1) if not mistake.part}
     for _ in range(tries):
         args = draw(rng)
         outcomes = [expect(function, *copy.deepcopy(args)) for function in run]
