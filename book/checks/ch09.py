@@ -5,19 +5,21 @@ No task is a chapter cell with a line added: passages of at most N tokens that n
 character, the share of tokens that are pieces of characters, where each token starts in the
 text, cl100k_base with digits grouped from the right, and how an encoding cuts the numbers of
 a sentence (in context, not alone). In tasks 1-5 every group of cases catches each known mistake
-(``tests/test_check_specs.py`` proves it on seeds 1-20).
+but one, which names the group it breaks (``tests/test_check_specs.py`` proves both on seeds
+1-20).
 
 Tasks 6 and 7 use other vendors' vocabularies and are graded by the parts of their statements
 (issue 28). ``split_command_r`` rebuilds the pre-tokenizer that Command-R and StarCoder 2
 describe in their ``tokenizer.json``: two Split steps in turn, every number character alone,
 then GPT-2's original pattern on each piece between. Parts: GPT-2's rules on text without
-numbers (3), every number character a chunk of its own, ASCII or not (2), whitespace before a
-number cut in the piece before it (1).
+numbers (3), every number character a chunk of its own, ASCII or not, decimal or not (2),
+whitespace before a number cut in the piece before it (1).
 
 ``premiums_across`` computes the token premium of each language under each vendor's tokenizer
 from token counts. Parts: the premiums, each tokenizer's counts divided by its own count of the
-reference language, that language kept at 1.0 (3), and a ``ValueError`` when a tokenizer has no
-count, or a count of 0, for the reference language (1).
+reference language, that language kept at 1.0, in a new dict that leaves ``counts`` unchanged
+(3), and a ``ValueError`` when a tokenizer has no count, or a count of 0, for the reference
+language (1).
 
 Each part's fixed cases cover the statement's input classes and boundaries; each known mistake
 names the part it breaks (``Mistake.part``) and loses that part's points, the others kept
@@ -593,6 +595,7 @@ def _digits_examples() -> Cases:
         (("20240101 1887 42",), ""),
         (("in  12345 days,\n\n  1234 nights",), "whitespace before a number, as cl100k_base"),
         (("a 1234½-mile road",), "½ is a digit of the run: category N"),
+        (("300² and 123½",), "a run that ends in ² or ½: they count in its threes"),
         (("no digits",), ""),
         (("",), "no text"),
     ]
@@ -641,6 +644,12 @@ ENCODE_DIGITS = TaskSpec(
             "only the digits 0-9 are grouped from the right: a run of digits is every character "
             "Unicode counts as a number (category N), ½ and ² included",
             _digits_by(r"[0-9]{1,3}(?=(?:[0-9]{3})*(?![0-9]))|\p{N}{1,3}+"),
+        ),
+        Mistake(
+            "the lookahead counts every character of category N, as the run does: \\d leaves "
+            "out ² and ½, so '300²' is grouped as if they were not part of it",
+            _digits_by(r"\p{N}{1,3}(?=(?:\p{N}{3})*(?!\d))"),
+            "numbers",
         ),
         Mistake(
             "a possessive quantifier never gives a digit back, so the leading digits of a "
@@ -739,6 +748,15 @@ def _pieces_decimal(text, encoding_name):
     return _cut_runs(text, set(token_starts_reference(text, encoding_name)), DECIMAL_RUN)
 
 
+def _pieces_isdigit(text, encoding_name):
+    """The reference's cuts, for runs of the characters str.isdigit accepts (², not ½ or Ⅻ)."""
+    digits = sorted({ch for ch in text if ch.isdigit()})
+    if not digits:
+        return []
+    runs = regex.compile(f"[{regex.escape(''.join(digits))}]+")
+    return _cut_runs(text, set(token_starts_reference(text, encoding_name)), runs)
+
+
 def _pieces_examples() -> Cases:
     return [
         (("in 381 AD", "gpt2"), "the space belongs to the token"),
@@ -768,7 +786,8 @@ def _split_in_context(rng: random.Random) -> str:
 def _pieces_hidden(rng: random.Random) -> Cases:
     """gpt2 with a number cut in context, after a space, after a non-ASCII word and right after
     punctuation, then years in a row; under the others, a number ending in a character of
-    category N that is not a decimal digit, and numbers of another digit system."""
+    category N that is not a decimal digit (² or ³, which str.isdigit counts, then ½, ¼ or Ⅻ,
+    which it does not), and numbers of another digit system."""
     number = _split_in_context(rng)
     years = " ".join(str(rng.randint(1900, 2099)) for _ in range(3))
     word = rng.choice(["café", "naïve", "日本", "Ωμέγα"])
@@ -777,7 +796,8 @@ def _pieces_hidden(rng: random.Random) -> Cases:
         ((f"{random_text(rng, 2)} {word} {number} ({number}) in {years}", "gpt2"), "random"),
         (
             (
-                f"{number} x {rng.randint(10**4, 10**8)}{rng.choice('²³½¼Ⅻ')} {other}",
+                f"{number} x {rng.randint(10**4, 10**8)}{rng.choice('²³')} "
+                f"{rng.randint(1, 99)}{rng.choice('½¼Ⅻ')} {other}",
                 rng.choice(ENCODINGS[1:]),
             ),
             "random",
@@ -831,6 +851,10 @@ DIGIT_PIECES = TaskSpec(
             "a run of digits is every character of category N: \\d leaves out ², ½ and Ⅻ, "
             "which are numbers but not decimal digits",
             _pieces_decimal,
+        ),
+        Mistake(
+            "a run of digits is every character of category N: str.isdigit leaves out ½ and Ⅻ",
+            _pieces_isdigit,
         ),
     ),
     "each piece is the part of one run of digits that one token of the whole text holds; "
@@ -889,6 +913,10 @@ def _number_cases():
         ("第五章", "a Han numeral inside a word is a letter"),
         ("v1.2.3", "version number"),
         (" 12", "a space before digits"),
+        ("a ½", "a space before a fraction character"),
+        ("x²³", "a run of superscripts"),
+        ("ⅫⅫ", "a run of Roman numeral characters"),
+        ("n = ¾ or ² and ٣", "a space before numbers that are not 0 to 9"),
     ]
     return [((text,), note) for text, note in texts]
 
@@ -939,6 +967,12 @@ SPLIT_COMMAND_R = TaskSpec(
             "a number character is any Unicode number (superscripts, fractions, other scripts' "
             "digits), not only 0 to 9",
             _isolating(r"[0-9]"),
+            NUMBERS_PART,
+        ),
+        Mistake(
+            "a number character is any character of category N: \\d leaves out superscripts, "
+            "fractions and Roman numeral characters",
+            _isolating(r"\d"),
             NUMBERS_PART,
         ),
         Mistake(
@@ -1059,6 +1093,28 @@ def _dividing_freely(counts: dict, reference: str) -> dict:
     return {t: {lang: n / by[reference] for lang, n in by.items()} for t, by in counts.items()}
 
 
+def _in_place(counts: dict, reference: str) -> dict:
+    """Right premiums, written over the caller's counts, which it returns."""
+    for tokenizer, by_language in counts.items():
+        base = by_language.get(reference, 0)
+        if base <= 0:
+            raise ValueError(f"{tokenizer} has no tokens for {reference}")
+        for language in by_language:
+            by_language[language] /= base
+    return counts
+
+
+# "counts must not change": the probe returns [the answer's result, counts left unchanged].
+COUNTS_UNCHANGED = """
+import copy
+
+
+def probe(answer, counts, reference):
+    kept = copy.deepcopy(counts)
+    return [answer(counts, reference), counts == kept]
+"""
+
+
 def _skipping_bad(counts: dict, reference: str) -> dict:
     good = {t: by for t, by in counts.items() if by.get(reference, 0) > 0}
     return premiums_across_reference(good, reference)
@@ -1088,6 +1144,12 @@ PREMIUMS_ACROSS = TaskSpec(
             PREMIUMS_PART,
         ),
         Mistake(
+            "return a new dict: the counts you are given must not change (they are measurements "
+            "the caller keeps)",
+            _in_place,
+            PREMIUMS_PART,
+        ),
+        Mistake(
             "a missing or zero reference count must raise ValueError, not another error",
             _dividing_freely,
             ERRORS_PART,
@@ -1098,8 +1160,9 @@ PREMIUMS_ACROSS = TaskSpec(
             ERRORS_PART,
         ),
     ),
-    "divide each count by the same tokenizer's count of the reference language.",
+    "divide each count by the same tokenizer's count of the reference language, in a new dict.",
     compare=close,
+    probe=COUNTS_UNCHANGED,
 )
 
 
