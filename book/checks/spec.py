@@ -365,13 +365,20 @@ def checks_of(specs: Sequence[TaskSpec]) -> tuple[Callable, Callable]:
 
 
 def drawn_until_caught(
-    rng: random.Random, draw: Callable, spec: TaskSpec, at_least: int = 3, tries: int = 200
+    rng: random.Random,
+    draw: Callable,
+    spec: TaskSpec,
+    at_least: int = 3,
+    tries: int = 200,
+    group: str = "",
 ) -> Cases:
     """Cases drawn with draw(rng) until every known mistake of spec differs from the reference
-    on one of them (at least at_least cases): hidden cases targeted by construction."""
+    on one of them (at least at_least cases): hidden cases targeted by construction. A mistake
+    that breaks one part only (a forgotten error, say) is left to that part's cases, unless
+    that part is group, the one drawn for."""
     run = [spec.runner(spec.reference)] + [spec.runner(m.function) for m in spec.mistakes]
     cases: Cases = []
-    missed = set(range(1, len(run)))
+    missed = {k for k, m in enumerate(spec.mistakes, 1) if m.part in ("", group)}
     for _ in range(tries):
         args = draw(rng)
         outcomes = [expect(function, *copy.deepcopy(args)) for function in run]
@@ -401,7 +408,11 @@ def examples_and_drawn(
         reference,
         (
             Group("the examples", points, cases),
-            Group(group, drawn_points, hidden=lambda rng: drawn_until_caught(rng, draw, spec)),
+            Group(
+                group,
+                drawn_points,
+                hidden=lambda rng: drawn_until_caught(rng, draw, spec, group=group),
+            ),
         ),
         mistakes,
         hint,
