@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 import regex
-from check_helpers import line
+from check_helpers import assert_loses_only, line
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -346,19 +346,10 @@ WRONG = [
     (ch03.BEST_ADDITIONS, additions_set_difference, ()),
     (ch03.BEST_ADDITIONS, additions_keeps_zeros, ()),
 ]
-TASKS: dict = {}  # each spec's tasks on seeds 1-20, kept alive: the memo keys calls by id
 
 
 @pytest.mark.parametrize(
     "spec, answer, lost", WRONG, ids=[f"{s.name}-{i}" for i, (s, _, _) in enumerate(WRONG)]
 )
 def test_each_wrong_answer_of_the_review_loses_the_part_it_breaks_on_every_seed(spec, answer, lost):
-    tasks = TASKS.setdefault(spec.name, [spec.task(random.Random(seed)) for seed in range(1, 21)])
-    memo: dict = {}
-    points = {seed: spec.result_on(task, answer, memo).points for seed, task in enumerate(tasks, 1)}
-    assert set(points.values()) == {points[1]}, points
-    groups = {group.name: group.points for group in spec.groups}
-    assert points[1] == (spec.points - sum(groups[name] for name in lost) if lost else 0)
-    if lost and len(lost) < len(groups):
-        text = spec.result_on(tasks[0], answer, memo).line
-        assert f"failed: {', '.join(lost)} —" in text, text
+    assert_loses_only(spec, answer, lost)
