@@ -1003,8 +1003,8 @@ def _wrong_examples() -> Cases:
 
 def _wrong_draw(rng: random.Random) -> tuple:
     """Claims about made-up words after some merges (learned with any of the three rules, or
-    chosen by hand): mostly right, some off by one, some as they were before the merges, one
-    with the marker, and a pair that never occurs."""
+    chosen by hand, a pair inside a merged token among them): mostly right, some off by one,
+    some as they were before the merges, one with the marker, and a pair that never occurs."""
     freqs, marker = _random_freqs(rng), rng.choice([None, "</w>"])
     spelled = initial_splits(freqs, marker)
     rule = rng.choice([*RULES, "by hand"])
@@ -1015,6 +1015,11 @@ def _wrong_draw(rng: random.Random) -> tuple:
             if pairs:
                 merges.append((rng.choice(pairs), 0))
                 splits = merge_pair(splits, merges[-1][0])
+        # Then, half the time, a merged token's last character and the symbol after it: no
+        # pair of symbols, though a text replacement would join them.
+        crossing = {(a[-1], b) for s in splits.values() for a, b in zip(s, s[1:]) if len(a) > 1}
+        if crossing and rng.random() < 0.5:
+            merges.append((rng.choice(sorted(crossing)), 0))
     else:
         merges = train_reference(freqs, rng.randint(0, 4), marker, rule)
     after = pair_counts({w: apply_merges(s, merges) for w, s in spelled.items()}, freqs)
