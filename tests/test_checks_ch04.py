@@ -373,11 +373,19 @@ WRONG = [
     (ch04.ENCODE_FALLBACK, _encode(nfc=True), ALL),
     (ch04.DECODE_FALLBACK, _decode(end="strip"), ALL),
     (ch04.DECODE_FALLBACK, _decode(errors="replace"), ALL),
-    (ch04.DECODE_FALLBACK, _decode(is_byte=lambda t: t.startswith("<0x") and len(t) >= 6), ALL),
+    (
+        ch04.DECODE_FALLBACK,
+        _decode(is_byte=lambda t: t.startswith("<0x") and len(t) >= 6),
+        ("examples",),
+    ),
     (ch04.DECODE_FALLBACK, _decode(end="late"), ALL),
     # issue 28's list: <0x4a> taken for a byte; re.match, which reads <0x41>x as a byte
-    (ch04.DECODE_FALLBACK, _decode(is_byte=re.compile(r"<0x[0-9A-Fa-f]{2}>").fullmatch), ALL),
-    (ch04.DECODE_FALLBACK, _decode(is_byte=re.compile(r"<0x[0-9A-F]{2}>").match), ALL),
+    (
+        ch04.DECODE_FALLBACK,
+        _decode(is_byte=re.compile(r"<0x[0-9A-Fa-f]{2}>").fullmatch),
+        ("examples",),
+    ),
+    (ch04.DECODE_FALLBACK, _decode(is_byte=re.compile(r"<0x[0-9A-F]{2}>").match), ("examples",)),
     (ch04.WRONG_COUNTS, _counts(keep=lambda pair, counts: pair in counts), ALL),
     (ch04.WRONG_COUNTS, _counts(spelled=lambda freqs, end_of_word: spell(freqs)), ALL),
     (

@@ -824,6 +824,8 @@ def _decode_examples() -> Cases:
         ((["<0x09>", "a", "</w>"],), "a tab from a byte token is text"),
         ((["lo", "w"],), "no marker at the end: no space to drop"),
         ((["<0x4", "1>", "</w>"],), "a token that only begins like a byte token is text"),
+        # Tokens that only look like byte tokens, one of each kind: the examples' part (drawn
+        # tokens are encode_fallback's, whose byte tokens are exact).
         ((["<0x41>b", "</w>"],), "a byte token followed by more is text"),
         ((["<0x41>x", "</w>"],), "a byte token followed by more is text"),
         ((["<0xc3>", "<0xa9>", "</w>"],), "lower-case hex digits are text"),
@@ -840,14 +842,7 @@ def _decode_hidden(rng: random.Random) -> Cases:
     at = rng.choice([0] + [i + 1 for i, token in enumerate(tokens) if token == "</w>"])
     broken = [byte_token(rng.choice([0xC3, 0xE2, 0xF0, 0x80])), "</w>"]
     digit = rng.choice("0123456789ABCDEF")
-    hex_pair = f"{rng.randrange(256):02X}"
-    lookalikes = [  # each only looks like a byte token: text
-        f"<0x{hex_pair}>{rng.choice('abxyz')}",
-        f"<0x{rng.choice('0123456789abcdef')}{rng.choice('abcdef')}>",
-        f"<0x{rng.choice('0123456789')}{rng.choice('GHXZ')}>",
-    ]
     return [
-        *(((tokens[:at] + [token, "</w>"] + tokens[at:],), "random") for token in lookalikes),
         ((tokens,), "random"),
         ((tokens[:at] + [byte_token(b) for b in b"</w>"] + tokens[at:],), "random"),
         ((tokens[:at] + spelled + ["</w>"] + tokens[at:],), "random"),
@@ -905,15 +900,18 @@ DECODE_FALLBACK = TaskSpec(
             "a byte token is exactly '<0x', two upper-case hex digits and '>': a token with "
             "more after them is text",
             _decode_looking_alike(lambda t: t.startswith("<0x") and len(t) >= 6),
+            part="examples",
         ),
         Mistake(
             "a byte token is exactly '<0x', two upper-case hex digits and '>': a token with "
             "more after them is text",
             _decode_looking_alike(lambda t: re.match(r"<0x[0-9A-F]{2}>", t)),
+            part="examples",
         ),
         Mistake(
             "a byte token's two hex digits are upper-case: with lower-case ones it is text",
             _decode_looking_alike(lambda t: re.fullmatch(r"<0x[0-9A-Fa-f]{2}>", t)),
+            part="examples",
         ),
         Mistake(
             "'</w>' is a space only in a token that is not a byte token: bytes that spell "
