@@ -1,5 +1,5 @@
-"""Helpers for the tests of book/checks: read the one line a check prints, and grade one
-answer on many seeds."""
+"""Helpers for the tests of book/checks: read the one line a check prints, and grade a wrong
+answer on seeds 1-20."""
 
 import random
 
@@ -17,15 +17,18 @@ def passes(capsys, check, *answers) -> bool:
     return line(capsys, check, *answers).startswith("✔")
 
 
+SEEDS = range(1, 21)
 ALL = ("every part",)  # a wrong answer that loses every part of its task
+_TASKS: dict = {}  # by spec id: seeds 1-20 tasks, kept alive (a memo keys calls by id)
 
 
-def grades_on_seeds(spec, answer, seeds=range(1, 21)) -> set[tuple[int, str]]:
-    """The (points, failed parts) that the check gives answer on each seed: one grade for one
+def grades_on_seeds(spec, answer) -> set[tuple[int, str]]:
+    """The (points, failed parts) that the check gives answer on seeds 1-20: one grade for one
     answer is a set of one."""
-    memo: dict = {}  # by call: the tasks stay alive, so no call's id is reused
-    tasks = [spec.task(random.Random(seed)) for seed in seeds]
-    results = [spec.result_on(task, answer, memo) for task in tasks]
+    if id(spec) not in _TASKS:
+        _TASKS[id(spec)] = [spec.task(random.Random(seed)) for seed in SEEDS]
+    memo: dict = {}
+    results = [spec.result_on(task, answer, memo) for task in _TASKS[id(spec)]]
     return {(r.points, r.line.split("failed: ")[1].split(" —")[0]) for r in results}
 
 
@@ -33,4 +36,11 @@ def grade_losing(spec, lost: tuple[str, ...]) -> set[tuple[int, str]]:
     """The one grade of an answer that loses the parts lost (ALL: every part) and no other."""
     points = {group.name: group.points for group in spec.groups}
     lost = tuple(points) if lost == ALL else lost
-    return {(spec.points - sum(points[part] for part in lost), ", ".join(lost))}
+    names = ", ".join(name for name in points if name in lost)  # in the line's order
+    return {(spec.points - sum(points[part] for part in lost), names)}
+
+
+def assert_loses_only(spec, answer, lost: tuple[str, ...]) -> None:
+    """answer earns the same points on seeds 1-20, having lost the parts lost (every part
+    when lost is empty), and its line names them as the parts it failed."""
+    assert grades_on_seeds(spec, answer) == grade_losing(spec, lost or ALL)

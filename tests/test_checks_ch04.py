@@ -4,9 +4,11 @@ that lose points, and the references' own properties (the 'ids' rule is Hugging 
 
 import json
 import random
+import re
+import unicodedata
 
 import pytest
-from check_helpers import line
+from check_helpers import assert_loses_only, line
 from hypothesis import given
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
@@ -46,8 +48,8 @@ def capped_train(freqs, num_merges, end_of_word="</w>", tie_break="first"):
 
 def test_a_slip_costs_only_its_group(capsys):
     text = line(capsys, ch04.check, "train_bpe", capped_train)
-    assert "groups passed: ties, random corpora; failed: the walkthroughs" in text
-    assert text.endswith("— 2/3 points\n")
+    assert "groups passed: ties, random corpora, errors; failed: the walkthroughs" in text
+    assert text.endswith("— 3/4 points\n")
 
 
 def test_the_judge_gives_half_right_answers_part_of_the_points():
@@ -56,7 +58,7 @@ def test_the_judge_gives_half_right_answers_part_of_the_points():
     grades = {grade.task: grade for grade in judge_in_process(tasks, half)}
     assert {name: grade.points for name, grade in grades.items()} == {
         "merge_and_save": 2,
-        "train_bpe": 2,
+        "train_bpe": 3,
         "tie_losers": 0,
         "encode_fallback": 2,
         "decode_fallback": 2,
@@ -74,7 +76,7 @@ def test_the_hint_names_cs336s_joined_string_tie_break(capsys):
     )
     text = line(capsys, ch04.check, "train_bpe", joined)
     assert "compares the joined strings (a + b), not the pairs" in text
-    assert "0/3 points" in text
+    assert "0/4 points" in text
 
 
 def test_a_failure_without_a_known_mistake_shows_the_first_difference(capsys):
@@ -167,3 +169,236 @@ def test_byte_fallback_round_trips_any_text(words):
     alphabet = sorted(set("lowernstid"))
     text = " ".join(words)
     assert decode_fallback_reference(encode_fallback_reference(text, merges, alphabet)) == text
+
+
+# The review's wrong answers (issue 28): each as its student wrote it, with the exercise's
+# helpers (spell, count_pairs, merge_word), and what it gets wrong.
+
+
+def spell(word_freqs, end_of_word="</w>"):
+    end = () if end_of_word is None else (end_of_word,)
+    return {word: (*word, *end) for word in word_freqs}
+
+
+def count_pairs(splits, word_freqs):
+    counts = {}
+    for word, freq in word_freqs.items():
+        symbols = splits[word]
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] = counts.get(pair, 0) + freq
+    return counts
+
+
+def merge_word(symbols, pair):
+    merged, i = [], 0
+    while i < len(symbols):
+        if symbols[i : i + 2] == pair:
+            merged.append(pair[0] + pair[1])
+            i += 2
+        else:
+            merged.append(symbols[i])
+            i += 1
+    return tuple(merged)
+
+
+def save_counted(splits, word_freqs, pair):
+    saved = count_pairs(splits, word_freqs).get(pair, 0)
+    return {w: merge_word(s, pair) for w, s in splits.items()}, saved
+
+
+def save_in_place(splits, word_freqs, pair):
+    saved = 0
+    for word, symbols in splits.items():
+        merged = merge_word(symbols, pair)
+        saved += word_freqs[word] * (len(symbols) - len(merged))
+        splits[word] = merged
+    return splits, saved
+
+
+def save_unweighted(splits, word_freqs, pair):
+    new_splits, saved = {}, 0
+    for word, symbols in splits.items():
+        new_splits[word] = merge_word(symbols, pair)
+        saved += len(symbols) - len(new_splits[word])
+    return new_splits, saved
+
+
+def _train(check="at once", left_only=False, marker_sorted=False):
+    """The students' train_bpe: when the rule is checked ('at once', or 'at a tie'), 'ids'
+    comparing the left ids only, the marker sorted among the characters."""
+
+    def train_bpe(word_freqs, num_merges, end_of_word="</w>", tie_break="first"):
+        if check == "at once" and tie_break not in ("first", "lexicographic", "ids"):
+            raise ValueError(f"unknown tie_break {tie_break!r}")
+        splits = spell(word_freqs, end_of_word)
+        marker = [] if end_of_word is None else [end_of_word]
+        chars = sorted(set("".join(word_freqs)))
+        ids = {}
+        for token in sorted(chars + marker) if marker_sorted else chars + marker:
+            ids.setdefault(token, len(ids))
+        merges = []
+        for _ in range(num_merges):
+            counts = count_pairs(splits, word_freqs)
+            if not counts:
+                break
+            top = max(counts.values())
+            tied = [p for p, c in counts.items() if c == top]
+            if len(tied) == 1 or tie_break == "first":
+                best = tied[0]
+            elif tie_break == "lexicographic":
+                best = max(tied)
+            elif tie_break == "ids":
+                best = min(tied, key=lambda p: ids[p[0]] if left_only else (ids[p[0]], ids[p[1]]))
+            else:
+                raise ValueError(f"unknown tie_break {tie_break!r}")
+            merges.append((best, top))
+            ids.setdefault(best[0] + best[1], len(ids))
+            splits = {w: merge_word(s, best) for w, s in splits.items()}
+        return merges
+
+    return train_bpe
+
+
+def _losers(count="after", order=list, keep_vanished=True):
+    """The students' tie_losers: the count taken 'before' or 'after' the merge, the order of
+    the losers of a rank, whether a loser that no longer occurs is kept."""
+
+    def tie_losers(word_freqs, num_merges, end_of_word="</w>"):
+        splits = spell(word_freqs, end_of_word)
+        out = []
+        for rank in range(num_merges):
+            counts = count_pairs(splits, word_freqs)
+            if not counts:
+                break
+            top = max(counts.values())
+            tied = [p for p, c in counts.items() if c == top]
+            splits = {w: merge_word(s, tied[0]) for w, s in splits.items()}
+            after = count_pairs(splits, word_freqs)
+            for p in order(tied[1:]):
+                if keep_vanished or p in after:
+                    out.append((rank, p, counts[p] if count == "before" else after.get(p, 0)))
+        return out
+
+    return tie_losers
+
+
+def _encode(byte=lambda b: f"<0x{b:02X}>", words=str.split, marker_last=False, nfc=False):
+    """The students' encode_fallback: how a byte is written, how the text is cut into words,
+    the marker added after the merges, the text NFC-normalised first."""
+
+    def encode_fallback(text, merges, alphabet):
+        known, out = set(alphabet), []
+        text = unicodedata.normalize("NFC", text) if nfc else text
+        for word in words(text):
+            symbols = []
+            for ch in word:
+                if ch in known:
+                    symbols.append(ch)
+                else:
+                    symbols.extend(byte(b) for b in ch.encode("utf-8"))
+            symbols = tuple(symbols) + (() if marker_last else ("</w>",))
+            for pair, _count in merges:
+                symbols = merge_word(symbols, tuple(pair))
+            out.extend(symbols + (("</w>",) if marker_last else ()))
+        return out
+
+    return encode_fallback
+
+
+def _decode(is_byte=re.compile(r"<0x[0-9A-F]{2}>").fullmatch, errors="strict", end="one"):
+    """The students' decode_fallback: which tokens are bytes, the decoding's errors, and what
+    is dropped at the end ('one' space, 'strip', or the marker replaced after decoding)."""
+
+    def decode_fallback(tokens):
+        data = bytearray()
+        for t in tokens:
+            if is_byte(t):
+                data.append(int(t[3:5], 16))
+            else:
+                data.extend((t if end == "late" else t.replace("</w>", " ")).encode("utf-8"))
+        text = bytes(data).decode("utf-8", errors=errors)
+        if end == "strip":
+            return text.strip()
+        text = text.replace("</w>", " ") if end == "late" else text
+        return text[:-1] if text.endswith(" ") else text
+
+    return decode_fallback
+
+
+def _counts(spelled=spell, replay=None, keep=lambda pair, counts: True):
+    """The students' wrong_counts: how the words are spelled, which merges are replayed (None:
+    the given ones), which wrong claims are kept."""
+
+    def wrong_counts(claimed, word_freqs, end_of_word, merges):
+        splits = spelled(word_freqs, end_of_word)
+        for pair, _count in replay(word_freqs, merges, end_of_word) if replay else merges:
+            splits = {w: merge_word(s, tuple(pair)) for w, s in splits.items()}
+        counts = count_pairs(splits, word_freqs)
+        return [
+            (pair, counts.get(pair, 0))
+            for pair, c in claimed.items()
+            if keep(pair, counts) and counts.get(pair, 0) != c
+        ]
+
+    return wrong_counts
+
+
+def counts_by_text_replacement(claimed, word_freqs, end_of_word, merges):
+    """Issue 28's list: symbols joined with spaces, each merge a str.replace."""
+    counts = {}
+    for word, freq in word_freqs.items():
+        text = " ".join(spell({word: freq}, end_of_word)[word])
+        for (a, b), _ in merges:
+            text = text.replace(a + " " + b, a + b)
+        symbols = text.split(" ")
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] = counts.get(pair, 0) + freq
+    return [(p, counts.get(p, 0)) for p, n in claimed.items() if counts.get(p, 0) != n]
+
+
+ALL = ()  # every part lost
+WRONG = [
+    (ch04.MERGE_AND_SAVE, save_counted, ALL),
+    (ch04.MERGE_AND_SAVE, save_in_place, ALL),
+    (ch04.MERGE_AND_SAVE, save_unweighted, ALL),
+    (ch04.TRAIN_BPE, _train(check="at a tie"), ("errors",)),
+    (ch04.TRAIN_BPE, _train(left_only=True), ALL),
+    (ch04.TRAIN_BPE, _train(marker_sorted=True), ALL),
+    (ch04.TIE_LOSERS, _losers(count="before"), ALL),
+    (ch04.TIE_LOSERS, _losers(order=sorted), ALL),
+    (ch04.TIE_LOSERS, _losers(keep_vanished=False), ALL),
+    (ch04.ENCODE_FALLBACK, _encode(byte=lambda b: f"<0x{b:02x}>"), ALL),
+    (ch04.ENCODE_FALLBACK, _encode(words=lambda text: text.split(" ")), ALL),
+    (ch04.ENCODE_FALLBACK, _encode(marker_last=True), ALL),
+    (ch04.ENCODE_FALLBACK, _encode(nfc=True), ALL),
+    (ch04.DECODE_FALLBACK, _decode(end="strip"), ALL),
+    (ch04.DECODE_FALLBACK, _decode(errors="replace"), ALL),
+    (
+        ch04.DECODE_FALLBACK,
+        _decode(is_byte=lambda t: t.startswith("<0x") and len(t) >= 6),
+        ("examples",),
+    ),
+    (ch04.DECODE_FALLBACK, _decode(end="late"), ALL),
+    # issue 28's list: <0x4a> taken for a byte; re.match, which reads <0x41>x as a byte
+    (
+        ch04.DECODE_FALLBACK,
+        _decode(is_byte=re.compile(r"<0x[0-9A-Fa-f]{2}>").fullmatch),
+        ("examples",),
+    ),
+    (ch04.DECODE_FALLBACK, _decode(is_byte=re.compile(r"<0x[0-9A-F]{2}>").match), ("examples",)),
+    (ch04.WRONG_COUNTS, _counts(keep=lambda pair, counts: pair in counts), ALL),
+    (ch04.WRONG_COUNTS, _counts(spelled=lambda freqs, end_of_word: spell(freqs)), ALL),
+    (
+        ch04.WRONG_COUNTS,
+        _counts(replay=lambda freqs, merges, eow: _train()(freqs, len(merges), eow)),
+        ALL,
+    ),
+    (ch04.WRONG_COUNTS, counts_by_text_replacement, ALL),
+]
+
+
+@pytest.mark.parametrize(
+    "spec, answer, lost", WRONG, ids=[f"{s.name}-{i}" for i, (s, _, _) in enumerate(WRONG)]
+)
+def test_each_wrong_answer_of_the_review_loses_the_part_it_breaks_on_every_seed(spec, answer, lost):
+    assert_loses_only(spec, answer, lost)

@@ -20,7 +20,17 @@ import regex
 
 from book import corpora
 from book.checks.answers import close
-from book.checks.spec import Cases, Mistake, checks_of, examples_and_drawn, random_text, window
+from book.checks.spec import (
+    Cases,
+    Group,
+    Mistake,
+    TaskSpec,
+    checks_of,
+    drawn_until_caught,
+    examples_and_drawn,
+    random_text,
+    window,
+)
 from book.tokenizers.basic.words import split_words, vocab_from_counts, word_counts
 
 TEXTS = [
@@ -46,10 +56,33 @@ def _tempest_words(limit: int | None = None) -> list[str]:
     return split_words(corpora.english("heldout"))[:limit]
 
 
+# A small alphabet of words with accents and scripts, so that counts tie.
+WORD_POOL = ["a", "b", "the", "cat", "naïve", "日本", "x", "Ωμέγα", "The", "cafe\u0301"]
+
+
 def _random_words(rng: random.Random, n: int) -> list[str]:
-    """n words from a small alphabet with accents and scripts, so that counts tie."""
-    pool = ["a", "b", "the", "cat", "naïve", "日本", "x", "Ωμέγα", "The", "cafe\u0301"]
-    return [rng.choice(pool) for _ in range(n)]
+    """n words of the pool."""
+    return [rng.choice(WORD_POOL) for _ in range(n)]
+
+
+def _with_errors(name, reference, examples, drawn, errors, mistakes, hint, **options) -> TaskSpec:
+    """A task of three parts, a point each: the examples, cases drawn until they catch every
+    mistake that is not an error's, and the errors (each ValueError the statement names, with
+    cases beside them that are none). A forgotten error costs its part only."""
+    group, draw = drawn
+    spec = TaskSpec(
+        name,
+        reference,
+        (
+            Group("the examples", 1, examples),
+            Group(group, 1, hidden=lambda rng: drawn_until_caught(rng, draw, spec, group=group)),
+            Group("errors", 1, errors),
+        ),
+        mistakes,
+        hint,
+        **options,
+    )
+    return spec
 
 
 # --- Task 1: split_keep_spaces -------------------------------------------------------------------
@@ -75,7 +108,11 @@ TARGETED = [
     ("In ١٨٨٧, 10½ miles, x² + y²", "numbers of any script, ½ and ² too"),
     ("می\u200cخواهم", "a zero-width non-joiner is not a letter"),
     ("I ❤️ 1️⃣", "a mark after a symbol or a digit"),
+    ("x²², 3¾ 👍🏽🇫🇷", "numbers of numeric characters, a character at a time"),
     ("Wait?! No...", "other characters one at a time"),
+    ("l'e\u0301te\u0301, नमस्ते’स्ते", "combining marks after the apostrophe too"),
+    ("it‘s ‘Tis", "‘ (U+2018) is not one of the two apostrophes"),
+    ("a\u00a0 b\u3000\u3000c \u2003\n", "no-break and ideographic spaces are whitespace"),
 ]
 
 
@@ -88,6 +125,7 @@ def _split_examples() -> Cases:
 def _split_text(rng: random.Random) -> tuple:
     traps = ["x_1", "a2b", "'Gainst", "dogs'", "cafe\u0301", "  ", "\n\n", "I’m", "4u"]
     traps += ["rock'n'roll", "١٨٨٧", "10½", "x²", "می\u200cخواهم", "❤️", "1️⃣", "?!", "..."]
+    traps += ["l'e\u0301te\u0301", "it‘s", "\u00a0 ", "\u3000\u3000", "x²²", "👍🏽", "🇫🇷"]
     parts = [random_text(rng, rng.randint(1, 6)), *rng.sample(traps, 3)]
     return (" ".join(parts),)
 
@@ -161,6 +199,30 @@ SPLIT_KEEP_SPACES = examples_and_drawn(
             ),
         ),
         Mistake(
+            "a number is a run of every numeric character, not only decimal digits: 10½ and "
+            "x²² hold one number each",
+            _split_with(rf"(?s){WORD}|\d+|\s+|."),
+        ),
+        Mistake(
+            "a character of none of the other kinds is one token on its own, even where it "
+            "makes one grapheme with the next: 👍🏽 is two tokens",
+            _split_with(rf"(?s){WORD}|\p{{N}}+|\s+|\X"),
+        ),
+        Mistake(
+            "whitespace is every Unicode space, the no-break space (U+00A0) and the "
+            "ideographic space (U+3000) too: a run of them is one token",
+            _split_with(rf"(?s){WORD}|\p{{N}}+|[ \t\n\r\f\v]+|."),
+        ),
+        Mistake(
+            "after an apostrophe a word goes on with letters and combining marks, as before "
+            "it: l'été written with combining accents is one word",
+            _split_with(rf"[\p{{L}}\p{{M}}]+(?:['’]\p{{L}}+)*|{REST}"),
+        ),
+        Mistake(
+            "only ' and ’ join two words: ‘ (U+2018) opens a quotation, a token of its own",
+            _split_with(rf"[\p{{L}}\p{{M}}]+(?:['’‘][\p{{L}}\p{{M}}]+)*|{REST}"),
+        ),
+        Mistake(
             "a run of punctuation is one token per character: '?!' is two tokens",
             _split_with(rf"{WORD}|\p{{N}}+|\s+|[^\s\p{{L}}\p{{M}}\p{{N}}]+"),
         ),
@@ -189,12 +251,14 @@ def vocab_under_budget_reference(words: list[str], max_bytes: int) -> list[str]:
     return vocab
 
 
-def _budget_with(size=lambda w: len(w.encode("utf-8")), skip=False, rank=None, strict=False):
+def _budget_with(
+    size=lambda w: len(w.encode("utf-8")), skip=False, rank=None, strict=False, check=True
+):
     """A budgeted vocabulary with one slip: the size of a word, skipping words that do not fit,
-    the ranking, or stopping when the budget is reached."""
+    the ranking, stopping when the budget is reached, or no error for a negative budget."""
 
     def budget(words, max_bytes):
-        if max_bytes < 0:
+        if check and max_bytes < 0:
             raise ValueError(max_bytes)
         ranked = rank(words) if rank else vocab_from_counts(word_counts(words))
         vocab, used = [], 0
@@ -235,21 +299,39 @@ def _budget_examples() -> Cases:
         ((["x", "yy", "z", "yy", "z", "x"], 3), "stop at the first word that does not fit"),
         ((["cafe\u0301", "cafe\u0301", "x"], 6), "a combining accent takes bytes of its own"),
         (([], 10), "no words"),
-        ((list(toy), -1), "a negative budget raises ValueError"),
     ]
     tempest = _tempest_words(3000)
     return cases + [((tempest, n), "The Tempest") for n in (300, 2000)]
+
+
+def _budget_errors() -> Cases:
+    """Negative budgets, and beside them budgets that are no error: 0, and the traps."""
+    toy, accents = "b a c a c d".split(), ["naïve", "cafe", "naïve", "日本", "cafe", "日本", "x"]
+    cases: Cases = [
+        ((list(toy), -1), "a negative budget raises ValueError"),
+        (([], -1), "a negative budget raises ValueError, with no words too"),
+        ((list(accents), -100), "a negative budget raises ValueError"),
+    ]
+    return cases + [
+        ((list(toy), 0), "a budget of 0 is no error"),
+        ((list(accents), 10), "no error: bytes, not characters"),
+        ((["x", "yy", "z", "yy", "z", "x"], 3), "no error: stop at the first that does not fit"),
+        ((["cafe\u0301", "cafe\u0301", "x"], 6), "no error: a combining accent's bytes"),
+        ((list(toy), 4), "no error: a budget taken exactly"),
+        ((["aaa", "aaa", "bb", "c"], 4), "no error: stop though a later word fits"),
+    ]
 
 
 def _budget_draw(rng: random.Random) -> tuple:
     return _random_words(rng, rng.randint(3, 30)), rng.randint(0, 40)
 
 
-VOCAB_UNDER_BUDGET = examples_and_drawn(
+VOCAB_UNDER_BUDGET = _with_errors(
     "vocab_under_budget",
     vocab_under_budget_reference,
-    (_budget_examples, 2),
-    ("random words", 1, _budget_draw),
+    _budget_examples,
+    ("random words", _budget_draw),
+    _budget_errors,
     (  # specific first: the first mistake that agrees on the failing cases is named
         Mistake(
             "a word's size is the UTF-8 bytes of the word as given: normalising it first "
@@ -277,6 +359,11 @@ VOCAB_UNDER_BUDGET = examples_and_drawn(
             "a vocabulary that takes exactly max_bytes fits: at most, not under",
             _budget_with(strict=True),
         ),
+        Mistake(
+            "a negative max_bytes is an error: raise ValueError, do not return an empty list",
+            _budget_with(check=False),
+            part="errors",
+        ),
     ),
     "the answer is a start of the ranking (count, then first occurrence) and its words' UTF-8 "
     "bytes add up to at most max_bytes: check your ranking, then your sizes.",
@@ -300,12 +387,17 @@ def hapax_share_reference(words: list[str], n: int) -> tuple[float, float]:
     return once / len(counts), once / len(read)
 
 
-def _hapax_with(shares):
-    """hapax_share with the right errors and shares(read, words) as its value."""
+def _hapax_with(shares=None, error=lambda words, n: n < 1 or not words):
+    """hapax_share with shares(read, words) as its value, or with error(words, n) deciding
+    when to raise ValueError."""
 
     def hapax(words, n):
-        if n < 1 or not words:
+        if error(words, n):
             raise ValueError("read at least one word")
+        if shares is None:
+            read = words[:n]
+            once = _once(read)
+            return once / len(set(read)), once / len(read)
         return shares(words[:n], words)
 
     return hapax
@@ -334,12 +426,22 @@ HAPAX_CASES = [
     ("a b a c".split(), 4),
     ("a b a c".split(), 2),
     ("a b a c".split(), 3),
-    ("a b a c".split(), 1),
     ("a b a c d d".split(), 99),
     ("a a a".split(), 3),
     ("x y z x y w".split(), 4),
-    ([], 5),
-    ("a b".split(), 0),
+]
+# The errors part: n below 1, no words; beside them n = 1 (the smallest n that reads a word),
+# and cases that are no error.
+HAPAX_ERRORS = [
+    (([], 5), "no words: ValueError"),
+    (([], 0), "no words and n = 0: ValueError"),
+    (("a b".split(), 0), "n = 0: ValueError"),
+    (("a b c".split(), -1), "a negative n: ValueError"),
+    (("a b a c".split(), 1), "n = 1 is no error"),
+    (("b a".split(), 1), "n = 1 is no error"),
+    (("a b a c d d".split(), 99), "no error"),
+    (("x y z x y w".split(), 4), "no error"),
+    (("a b b c c c d".split(), 7), "no error"),
 ]
 
 
@@ -350,19 +452,21 @@ def _hapax_examples() -> Cases:
 
 
 def _hapax_draw(rng: random.Random) -> tuple:
+    """Words of The Tempest or made up, and n from 2 (n = 1 is the errors part's boundary)."""
     if rng.random() < 0.3:
         passage = window(rng, corpora.english("heldout"), 3000)
         words = regex.findall(r"\p{L}+(?:'\p{L}+)*", passage)
         return words, rng.randint(50, 600)
     words = _random_words(rng, rng.randint(2, 30))
-    return words, rng.randint(1, 35)
+    return words, rng.randint(2, 35)
 
 
-HAPAX_SHARE = examples_and_drawn(
+HAPAX_SHARE = _with_errors(
     "hapax_share",
     hapax_share_reference,
-    (_hapax_examples, 2),
-    ("random words", 1, _hapax_draw),
+    _hapax_examples,
+    ("random words", _hapax_draw),
+    lambda: list(HAPAX_ERRORS),
     (
         Mistake(
             "the two shares are the other way round: the first is about distinct words",
@@ -397,6 +501,23 @@ HAPAX_SHARE = examples_and_drawn(
                 )
             ),
         ),
+        Mistake(
+            "an empty list of words is an error too: raise ValueError when there is no word "
+            "to read, not only when n is below 1",
+            _hapax_with(error=lambda words, n: n < 1),
+            part="errors",
+        ),
+        Mistake(
+            "n below 1 is an error too: raise ValueError when n is 0 or negative, not only "
+            "for an empty list",
+            _hapax_with(error=lambda words, n: not words),
+            part="errors",
+        ),
+        Mistake(
+            "n = 1 reads one word, which is no error: only n below 1 raises ValueError",
+            _hapax_with(error=lambda words, n: n <= 1 or not words),
+            part="errors",
+        ),
     ),
     "the first share is about distinct words (types), the second about running words "
     "(tokens); both count only the first n words.",
@@ -427,7 +548,7 @@ def encode_folded_reference(
     >>> encode_folded_reference(["The", " ", "cat"], ["the", " ", "cat"])
     ([0, 1, 2], ['The', None, None])
     """
-    stoi = {token: i for i, token in enumerate(vocab)}
+    stoi = _first_index(vocab)
     ids, record = [], []
     for token in tokens:
         token_id = stoi.get(token.lower(), len(vocab))
@@ -436,11 +557,25 @@ def encode_folded_reference(
     return ids, record
 
 
-def _encode_with(fold=str.lower, keep=None, unk=None):
-    """encode_folded with one slip: how tokens fold, when a token is recorded, the <unk> id."""
+def _first_index(vocab: list[str]) -> dict[str, int]:
+    """Each entry's index in vocab; an entry listed twice keeps its first, as list.index."""
+    stoi: dict[str, int] = {}
+    for i, token in enumerate(vocab):
+        stoi.setdefault(token, i)
+    return stoi
+
+
+def _last_index(vocab: list[str]) -> dict[str, int]:
+    """A mistake: an entry listed twice takes its last index (a dict built in one pass)."""
+    return {token: i for i, token in enumerate(vocab)}
+
+
+def _encode_with(fold=str.lower, keep=None, unk=None, index=_first_index):
+    """encode_folded with one slip: how tokens fold, when a token is recorded, the <unk> id,
+    which index an entry listed twice gives."""
 
     def encode(tokens, vocab):
-        stoi = {token: i for i, token in enumerate(vocab)}
+        stoi = index(vocab)
         ids, record = [], []
         for token in tokens:
             token_id = stoi.get(fold(token), len(vocab) if unk is None else unk)
@@ -468,7 +603,12 @@ def _first_capital_only(tokens: list[str], vocab: list[str]) -> tuple[list[int],
 
 
 def _fold_examples() -> Cases:
-    return [((split_keep_spaces_reference(text), list(FOLD_VOCAB)), "") for text in FOLD_TEXTS]
+    cases: Cases = [
+        ((split_keep_spaces_reference(text), list(FOLD_VOCAB)), "") for text in FOLD_TEXTS
+    ]
+    twice = [*FOLD_VOCAB, "the", "cat"]
+    tokens = split_keep_spaces_reference("The cat, the CAT sat")
+    return cases + [((tokens, twice), "an entry listed twice: its first index")]
 
 
 def _fold_tokens(rng: random.Random) -> list[str]:
@@ -478,7 +618,11 @@ def _fold_tokens(rng: random.Random) -> list[str]:
 
 
 def _encode_draw(rng: random.Random) -> tuple:
-    return _fold_tokens(rng), list(FOLD_VOCAB)
+    """Random tokens, and the vocabulary, half the time with one entry listed twice."""
+    vocab = list(FOLD_VOCAB)
+    if rng.random() < 0.5:
+        vocab.insert(rng.randint(0, len(vocab)), rng.choice(FOLD_VOCAB))
+    return _fold_tokens(rng), vocab
 
 
 ENCODE_FOLDED = examples_and_drawn(
@@ -502,6 +646,10 @@ ENCODE_FOLDED = examples_and_drawn(
             _encode_with(fold=str.casefold),
         ),
         Mistake("the <unk> id is len(vocab), one past the last entry", _encode_with(unk=-1)),
+        Mistake(
+            "an entry listed twice gives its first index, as list.index does, not its last",
+            _encode_with(index=_last_index),
+        ),
         Mistake(
             "the record keeps the token as written: an unknown word keeps its capitals there, "
             "since nothing else can give them back",
@@ -540,18 +688,51 @@ def _decode_with(piece, sep=""):
     return decode
 
 
+def _decode_unchecked(forgotten: str):
+    """decode_folded that forgets one of its errors: the lengths, a negative id, the <unk> id
+    without a record, or an id past <unk>."""
+
+    def decode(ids, record, vocab):
+        if forgotten != "length" and len(ids) != len(record):
+            raise ValueError("ids and record differ in length")
+        pieces = []
+        for token_id, kept in zip(ids, record):
+            wrong = {
+                "negative": token_id < 0,
+                "past": token_id > len(vocab),
+                "unk": token_id == len(vocab) and kept is None,
+            }
+            if any(found for name, found in wrong.items() if name != forgotten):
+                raise ValueError(f"id {token_id} names no token")
+            if kept is None:  # a negative id counts from the end, where it is not caught
+                kept = "<unk>" if token_id == len(vocab) else vocab[token_id]
+            pieces.append(kept)
+        return "".join(pieces)
+
+    return decode
+
+
 def _decode_examples() -> Cases:
     cases: Cases = [
         ((*encode_folded_reference(split_keep_spaces_reference(text), FOLD_VOCAB), FOLD_VOCAB), "")
         for text in FOLD_TEXTS
     ]
-    n = len(FOLD_VOCAB)
-    return cases + [
-        (([0, 2], [None, "Cat"], FOLD_VOCAB), "the record wins over the entry"),
-        (([0, 1], [None], FOLD_VOCAB), "ids and record differ in length: ValueError"),
-        (([n], [None], FOLD_VOCAB), "the <unk> id without a record: ValueError"),
-        (([n + 1], ["x"], FOLD_VOCAB), "an id past <unk>: ValueError"),
-        (([-1, 0], [None, None], FOLD_VOCAB), "a negative id: ValueError"),
+    return cases + [(([0, 2], [None, "Cat"], FOLD_VOCAB), "the record wins over the entry")]
+
+
+def _decode_errors() -> Cases:
+    """Each ValueError of the statement, and beside them the ids and records that are none:
+    the last entry, the <unk> id with its record, a record beside an entry."""
+    n, vocab = len(FOLD_VOCAB), FOLD_VOCAB
+    return [
+        (([0, 1], [None], vocab), "ids and record differ in length: ValueError"),
+        (([0], [None, None], vocab), "record longer than ids: ValueError"),
+        (([n], [None], vocab), "the <unk> id without a record: ValueError"),
+        (([n + 1], ["x"], vocab), "an id past <unk>: ValueError"),
+        (([-1, 0], [None, None], vocab), "a negative id: ValueError"),
+        (([0, -1], [None, "x"], vocab), "a negative id with a record: ValueError"),
+        (([n - 1, 1, n], [None, None, "Dog"], vocab), "no error: the last entry, <unk> recorded"),
+        (([0, 2], [None, "Cat"], vocab), "no error: the record wins over the entry"),
     ]
 
 
@@ -559,11 +740,12 @@ def _decode_draw(rng: random.Random) -> tuple:
     return (*encode_folded_reference(_fold_tokens(rng), FOLD_VOCAB), list(FOLD_VOCAB))
 
 
-DECODE_FOLDED = examples_and_drawn(
+DECODE_FOLDED = _with_errors(
     "decode_folded",
     decode_folded_reference,
-    (_decode_examples, 1),
-    ("random records", 1, _decode_draw),
+    _decode_examples,
+    ("random records", _decode_draw),
+    _decode_errors,
     (
         Mistake(
             "the record holds the original token: use it wherever it is not None",
@@ -576,6 +758,28 @@ DECODE_FOLDED = examples_and_drawn(
         Mistake(
             "an unknown token comes back from its record, not as '<unk>'",
             _decode_with(lambda i, kept, vocab: vocab[i] if i < len(vocab) else "<unk>"),
+        ),
+        Mistake(
+            "ids and record of different lengths are an error: raise ValueError, do not cut "
+            "them to the shorter",
+            _decode_unchecked("length"),
+            part="errors",
+        ),
+        Mistake(
+            "a negative id names no token: raise ValueError, do not let Python count from "
+            "the end of the vocabulary",
+            _decode_unchecked("negative"),
+            part="errors",
+        ),
+        Mistake(
+            "the <unk> id with no record names no token: raise ValueError, do not write '<unk>'",
+            _decode_unchecked("unk"),
+            part="errors",
+        ),
+        Mistake(
+            "an id past the <unk> id names no token: raise ValueError",
+            _decode_unchecked("past"),
+            part="errors",
         ),
     ),
     "each id gives its vocabulary entry, unless the record holds the original token there.",
@@ -638,11 +842,24 @@ def _additions_draw(rng: random.Random) -> tuple:
     return train, heldout, rng.randint(0, 4), rng.randint(1, 5)
 
 
-BEST_ADDITIONS = examples_and_drawn(
+def _additions_hidden(rng: random.Random) -> Cases:
+    """Drawn cases, and two where every candidate ties (each word once in both texts): only
+    the training rank order can order them, whatever order a set or the held-out text has."""
+    cases = drawn_until_caught(rng, _additions_draw, BEST_ADDITIONS)
+    for _ in range(2):
+        train = rng.sample(WORD_POOL, len(WORD_POOL))
+        heldout = rng.sample(train, len(train))
+        cases.append(((train, heldout, rng.randint(0, 2), len(train)), "random: every one ties"))
+    return cases
+
+
+BEST_ADDITIONS = TaskSpec(
     "best_additions",
     best_additions_reference,
-    (_additions_examples, 1),
-    ("random words", 1, _additions_draw),
+    (
+        Group("the examples", 1, _additions_examples),
+        Group("random words", 1, hidden=_additions_hidden),
+    ),
     (
         Mistake(
             "this is the chapter's way to grow the vocabulary, by training count: rank the "

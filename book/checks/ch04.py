@@ -304,9 +304,6 @@ def _train_walkthroughs() -> Cases:
     cases += [
         ((dict(CS336), 3, None, "lexicographic"), "CS336's tie: compare pairs, not joined strings"),
         ((dict(FIRST_NOT_GREATEST), 2, None), "the default tie_break is 'first'"),
-        ((dict(TIES), 2, None, "last"), "any other rule raises ValueError"),
-        (({"ab": 3}, 2, None, "last"), "any other rule raises ValueError, with no tie too"),
-        (({"a": 3}, 2, None, "hf"), "any other rule raises ValueError, with no pair too"),
         ((dict(SAME_LEFT), 2, None, "ids"), "the same left symbol: the right ids decide"),
         ((dict(CAT), 15, None, "first"), "pairs that occur once are merged too"),
         ((dict(CAT), 15, None, "ids"), "pairs that occur once are merged too"),
@@ -333,20 +330,28 @@ def _train_ties() -> Cases:
         (CS336, "</w>"),
     ]:
         cases += _rules(freqs, marker, (1, 4, 12))
-    return cases + [
+    return cases
+
+
+def _train_errors() -> Cases:
+    """Rules that are none of the three, with ties, with no tie, with no pair and with no merge
+    asked for; beside them, the corpora of the ties with each of the three rules."""
+    cases: Cases = [
+        ((dict(TIES), 2, None, "last"), "any other rule raises ValueError"),
         ((dict(TIES), 3, None, "greatest"), "any other rule raises ValueError"),
+        (({"ab": 3}, 2, None, "last"), "any other rule raises ValueError, with no tie too"),
         (({"ab": 3}, 1, None, "ids "), "any other rule raises ValueError, with no tie too"),
+        (({"a": 3}, 2, None, "hf"), "any other rule raises ValueError, with no pair too"),
         ((dict(TIES), 0, None, "first!"), "any other rule raises ValueError, with no merge too"),
     ]
+    return cases + [(args, "no error: one of the three rules") for args, _ in _train_ties()]
 
 
 def _train_draw(rng: random.Random) -> tuple:
     """One random case: made-up words and a rule, CS336's two ties, a tie that the marker's
-    id decides, two tied pairs with the same left symbol, a tie first seen in rare words, or a
-    rule that is none (with ties, with one pair and no tie, or with no pair at all)."""
-    kinds = ["random", "random", "random", "cs336", "marker", "same left", "rare"]
-    kinds += ["no rule", "no rule, no tie", "no rule, no pair"]
-    kind = rng.choice(kinds)
+    id decides, two tied pairs with the same left symbol, or a tie first seen in rare words (a
+    rule that is none is the errors part's)."""
+    kind = rng.choice(["random", "random", "random", "cs336", "marker", "same left", "rare"])
     x, y, z, u, v = rng.sample("abcdefgh", 5)
     if kind == "cs336":
         return _cs336_like(rng), rng.randint(3, 6), None, "lexicographic"
@@ -360,18 +365,12 @@ def _train_draw(rng: random.Random) -> tuple:
     if kind == "rare":  # (x, y) seen first, in two rare words; (u, v) in a frequent one
         freqs = {x + y: 1, x + y + z: 1, u + v: 2}
         return freqs, rng.randint(1, 4), rng.choice([None, "</w>"]), "first"
-    rule = rng.choice(["last", "greatest", "hf", "Lexicographic"])
-    if kind == "no rule, no tie":
-        return {x + y: rng.randint(1, 9)}, rng.randint(1, 3), None, rule
-    if kind == "no rule, no pair":  # one-letter words, or no merge asked for
-        return {x: rng.randint(1, 9), u: rng.randint(1, 9)}, rng.randint(0, 3), None, rule
     freqs = _random_freqs(rng, rng.choice(["abcde", "ab"]))
-    rule = rule if kind.startswith("no rule") else rng.choice(RULES)
-    return freqs, rng.randint(4, 15), rng.choice([None, "</w>", "_"]), rule
+    return freqs, rng.randint(4, 15), rng.choice([None, "</w>", "_"]), rng.choice(RULES)
 
 
 def _train_hidden(rng: random.Random) -> Cases:
-    return drawn_until_caught(rng, _train_draw, TRAIN_BPE)
+    return drawn_until_caught(rng, _train_draw, TRAIN_BPE, group="random corpora")
 
 
 def _by_frequency(freqs: dict) -> list:
@@ -385,6 +384,7 @@ TRAIN_BPE = TaskSpec(
         Group("the walkthroughs", 1, _train_walkthroughs),
         Group("ties", 1, _train_ties),
         Group("random corpora", 1, hidden=_train_hidden),
+        Group("errors", 1, _train_errors),
     ),
     (
         Mistake(
@@ -402,11 +402,13 @@ TRAIN_BPE = TaskSpec(
             "an unknown tie_break must raise ValueError at once, even when there is no pair "
             "to merge",
             _trainer(_ids_or_book, lazy="round"),
+            part="errors",
         ),
         Mistake(
             "an unknown tie_break must raise ValueError at once, even when training never "
             "has a tie to break",
             _trainer(_ids_or_book, lazy="tie"),
+            part="errors",
         ),
         Mistake(
             "your 'ids' rule takes the tied pair seen first, as 'first' does: it must compare "
@@ -458,6 +460,7 @@ TRAIN_BPE = TaskSpec(
         Mistake(
             "a tie_break that names none of the three rules must raise ValueError",
             _trainer(_ids_or_book, rules=None),
+            part="errors",
         ),
         Mistake(
             "'ids' compares the tokens' ids, not their strings: the marker and every merged "
@@ -779,13 +782,18 @@ def _decode_latin1(tokens: list[str]) -> str:
     return text.replace("</w>", " ").removesuffix(" ")
 
 
-def _decode_prefix(tokens: list[str]) -> str:
-    """A mistake: every token that begins like a byte token read as one."""
-    data = b"".join(
-        bytes([int(t[3:5], 16)]) if t.startswith("<0x") else t.replace("</w>", " ").encode()
-        for t in tokens
-    )
-    return data.decode("utf-8").removesuffix(" ")
+def _decode_looking_alike(read_as_byte):
+    """A mistake: a token that read_as_byte(token) takes for a byte token is read as the byte
+    of its characters 3 and 4."""
+
+    def decode(tokens: list[str]) -> str:
+        data = b"".join(
+            bytes([int(t[3:5], 16)]) if read_as_byte(t) else t.replace("</w>", " ").encode()
+            for t in tokens
+        )
+        return data.decode("utf-8").removesuffix(" ")
+
+    return decode
 
 
 def _decode_as_text(tokens: list[str]) -> str:
@@ -816,6 +824,13 @@ def _decode_examples() -> Cases:
         ((["<0x09>", "a", "</w>"],), "a tab from a byte token is text"),
         ((["lo", "w"],), "no marker at the end: no space to drop"),
         ((["<0x4", "1>", "</w>"],), "a token that only begins like a byte token is text"),
+        # Tokens that only look like byte tokens, one of each kind: the examples' part (drawn
+        # tokens are encode_fallback's, whose byte tokens are exact).
+        ((["<0x41>b", "</w>"],), "a byte token followed by more is text"),
+        ((["<0x41>x", "</w>"],), "a byte token followed by more is text"),
+        ((["<0xc3>", "<0xa9>", "</w>"],), "lower-case hex digits are text"),
+        ((["<0x4a>", "</w>"],), "lower-case hex digits are text"),
+        ((["<0x4G>", "</w>"],), "a digit that is not hex: text"),
     ]
 
 
@@ -879,7 +894,24 @@ DECODE_FALLBACK = TaskSpec(
         Mistake(
             "a byte token is exactly '<0x', two upper-case hex digits and '>': a token that "
             "only begins that way is text",
-            _decode_prefix,
+            _decode_looking_alike(lambda t: t.startswith("<0x")),
+        ),
+        Mistake(
+            "a byte token is exactly '<0x', two upper-case hex digits and '>': a token with "
+            "more after them is text",
+            _decode_looking_alike(lambda t: t.startswith("<0x") and len(t) >= 6),
+            part="examples",
+        ),
+        Mistake(
+            "a byte token is exactly '<0x', two upper-case hex digits and '>': a token with "
+            "more after them is text",
+            _decode_looking_alike(lambda t: re.match(r"<0x[0-9A-F]{2}>", t)),
+            part="examples",
+        ),
+        Mistake(
+            "a byte token's two hex digits are upper-case: with lower-case ones it is text",
+            _decode_looking_alike(lambda t: re.fullmatch(r"<0x[0-9A-Fa-f]{2}>", t)),
+            part="examples",
         ),
         Mistake(
             "'</w>' is a space only in a token that is not a byte token: bytes that spell "
@@ -926,6 +958,22 @@ def wrong_counts_reference(
     return [(pair, counts.get(pair, 0)) for pair, n in claimed.items() if counts.get(pair, 0) != n]
 
 
+AB_THEN_BC = [(("a", "b"), 0), (("b", "c"), 0)]  # by hand: the b of ab is then taken
+
+
+def _counts_by_text(claimed: dict, freqs: dict, end_of_word, merges: list) -> list:
+    """A mistake: each word's symbols joined with spaces, each merge replayed as a text
+    replacement ('b c' -> 'bc' also joins the b that ends 'ab')."""
+    splits = {}
+    for word, symbols in initial_splits(freqs, end_of_word).items():
+        text = " ".join(symbols)
+        for (left, right), _ in merges:
+            text = text.replace(f"{left} {right}", left + right)
+        splits[word] = tuple(text.split(" "))
+    counts = pair_counts(splits, freqs)
+    return [(pair, counts.get(pair, 0)) for pair, n in claimed.items() if counts.get(pair, 0) != n]
+
+
 def _wrong_examples() -> Cases:
     made_up = {("x", "y"): 3, ("u", "g"): 19, ("h", "u"): 15}
     claims = walkthroughs.LOW_MISCOUNTED_PAIR_COUNTS
@@ -944,13 +992,17 @@ def _wrong_examples() -> Cases:
         (({("x", "y"): 0, ("q", "u"): 1, ("u", "g"): 20}, HUG, None, []), "absent pairs count 0"),
         ((claims, LOW, None, cs336_merges[:3]), "merges learned with CS336's rule"),
         ((hug, HUG, None, [(("n", "</w>"), 0), (("h", "u"), 0)]), "merges written by hand"),
+        (
+            ({("ab", "c"): 2, ("a", "bc"): 0}, {"abc": 2, "bc": 1}, None, AB_THEN_BC),
+            "a merge joins two whole symbols: b c is no pair once ab is made",
+        ),
     ]
 
 
 def _wrong_draw(rng: random.Random) -> tuple:
     """Claims about made-up words after some merges (learned with any of the three rules, or
-    chosen by hand): mostly right, some off by one, some as they were before the merges, one
-    with the marker, and a pair that never occurs."""
+    chosen by hand, a pair inside a merged token among them): mostly right, some off by one,
+    some as they were before the merges, one with the marker, and a pair that never occurs."""
     freqs, marker = _random_freqs(rng), rng.choice([None, "</w>"])
     spelled = initial_splits(freqs, marker)
     rule = rng.choice([*RULES, "by hand"])
@@ -961,6 +1013,11 @@ def _wrong_draw(rng: random.Random) -> tuple:
             if pairs:
                 merges.append((rng.choice(pairs), 0))
                 splits = merge_pair(splits, merges[-1][0])
+        # Then, half the time, a merged token's last character and the symbol after it: no
+        # pair of symbols, though a text replacement would join them.
+        crossing = {(a[-1], b) for s in splits.values() for a, b in zip(s, s[1:]) if len(a) > 1}
+        if crossing and rng.random() < 0.5:
+            merges.append((rng.choice(sorted(crossing)), 0))
     else:
         merges = train_reference(freqs, rng.randint(0, 4), marker, rule)
     after = pair_counts({w: apply_merges(s, merges) for w, s in spelled.items()}, freqs)
@@ -1012,6 +1069,11 @@ WRONG_COUNTS = TaskSpec(
             lambda c, f, eow, merges: wrong_counts_reference(
                 c, f, eow, train_reference(f, len(merges), eow)
             ),
+        ),
+        Mistake(
+            "a merge joins two whole symbols: replacing text also joins the last letter of "
+            "one symbol to the next (the b of ab to c)",
+            _counts_by_text,
         ),
         Mistake(
             "return the true counts of the wrong claims, not the claimed ones",
