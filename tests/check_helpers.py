@@ -1,4 +1,10 @@
-"""Helpers for the tests of book/checks: read the one line a check prints."""
+"""Helpers for the tests of book/checks: read the one line a check prints; grade an answer on a
+seed and check which parts it lost."""
+
+import functools
+import random
+
+import pytest
 
 
 def line(capsys, check, *answers) -> str:
@@ -12,3 +18,44 @@ def line(capsys, check, *answers) -> str:
 def passes(capsys, check, *answers) -> bool:
     """Whether the line a check prints says it passed."""
     return line(capsys, check, *answers).startswith("✔")
+
+
+# Seed 1 in make test-fast; seeds 2-20 in make test (marked slow).
+SEEDS = [1, *(pytest.param(seed, marks=pytest.mark.slow) for seed in range(2, 21))]
+_MEMO: dict[str, dict] = {}
+
+
+@functools.cache
+def task_on(spec, seed: int):
+    """spec's task with the hidden cases of seed, drawn once."""
+    return spec.task(random.Random(seed))
+
+
+def graded(spec, answer, seed: int, key: str):
+    """The check's verdict on answer with the hidden cases of seed; key names the answer, whose
+    outcomes of the visible calls (the same on every seed) are kept."""
+    return spec.result_on(task_on(spec, seed), answer, _MEMO.setdefault(key, {}))
+
+
+def assert_loses_only(spec, result, part: str | None) -> None:
+    """result lost the points of part and kept the others (part None: lost every part)."""
+    points = {group.name: group.points for group in spec.groups}
+    assert result.points == (spec.points - points[part] if part else 0), result.line
+    if part:
+        assert f"failed: {part} —" in result.line, result.line
+
+
+def reviewer_tests(specs: dict, wrong_answers: dict):
+    """Two tests of a chapter's checks on the wrong answers a reviewer wrote, each given as
+    wrong_answers[name] = (task, answer, the part it loses or None for every part, words its
+    line must hold or ''): each loses its part only, on every seed; its hint names it."""
+
+    @pytest.mark.parametrize("seed", SEEDS)
+    @pytest.mark.parametrize("wrong", wrong_answers)
+    def test_reviewers_wrong_answers(wrong, seed):
+        name, answer, part, words = wrong_answers[wrong]
+        result = graded(specs[name], answer, seed, wrong)
+        assert_loses_only(specs[name], result, part)
+        assert words in result.line, result.line
+
+    return test_reviewers_wrong_answers
