@@ -5,16 +5,23 @@ references' own properties."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import regex
 import tiktoken
-from check_helpers import line
+from check_helpers import line, reviewer_tests
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from book.checks import ch08
-from book.checks.ch08 import read_gpt2_reference, tiktoken_ranks_reference
+from book.checks.ch08 import (
+    ERRORS_PART,
+    MALFORMED_PART,
+    READ_PART,
+    read_gpt2_reference,
+    tiktoken_ranks_reference,
+)
 from book.encodings import get_encoding
 from book.grading.calls import judge_in_process
 from book.tokenizers.bpe.patterns import CL100K_PATTERN, GPT2_PATTERN
@@ -86,7 +93,7 @@ def test_a_slip_on_errors_costs_only_its_group(capsys):
             return {}, []
 
     text = line(capsys, ch08.check, "read_gpt2_files", no_errors)
-    assert "0/3 points" in text  # every group holds a broken file
+    assert "3/4 points" in text and "failed: malformed files —" in text
 
 
 def test_encode_ranks_cases_send_names_not_ranks():
@@ -224,3 +231,119 @@ def test_the_ranks_make_a_tiktoken_encoding_that_encodes_like_the_book(rng):
     )
     for sample in (text, ch08.random_text(rng, 10)):
         assert encoding.encode_ordinary(sample) == tok.encode_ordinary(sample)
+
+
+# --- the reviewer's wrong answers (review of chapters 07-08), as learners wrote them ------------
+
+
+def _byte_of(printable_end: int = 0xAD) -> dict[str, int]:
+    """The learner's table, the printable bytes up to printable_end (¬ is 0xAC, kept)."""
+    kept = [*range(ord("!"), ord("~") + 1), *range(0xA1, printable_end), *range(0xAE, 0x100)]
+    shifted = [b for b in range(256) if b not in kept]
+    return {chr(b): b for b in kept} | {chr(256 + n): b for n, b in enumerate(shifted)}
+
+
+def _reader(printable_end=0xAD, skip_first=False, any_space=False, strip=False, lenient=False):
+    """read_gpt2_files as the reviewer wrote it, with one slip: the range of printable bytes
+    ends one early, the first line is always skipped, lines are cut at any whitespace or
+    stripped first, or a character below 256 outside the table is read as its code."""
+    byte_of = _byte_of(printable_end)
+
+    def read_gpt2_files(vocab_json, merges_txt):
+        def token(written):
+            try:
+                return bytes(byte_of.get(c, ord(c)) if lenient else byte_of[c] for c in written)
+            except (KeyError, ValueError) as error:
+                raise ValueError(f"character {error} outside the byte table") from None
+
+        ranks = {token(t): i for t, i in json.loads(vocab_json).items()}
+        merges = []
+        for k, row in enumerate(merges_txt.split("\n")):
+            if k == 0 and (skip_first or row.startswith("#version")):
+                continue
+            row = row.strip() if strip else row
+            if row == "":
+                continue
+            parts = row.split() if any_space else row.split(" ")
+            if len(parts) != 2 or not parts[0] or not parts[1]:
+                raise ValueError(f"line {k + 1}: not two tokens: {row!r}")
+            merges.append((token(parts[0]), token(parts[1])))
+        return ranks, merges
+
+    return read_gpt2_files
+
+
+def _kept_pair_ranks(rightmost=False, left_update=True):
+    """The reviewer's efficient encode_ranks: each pair's rank kept, ties broken leftmost (or
+    rightmost), the left neighbour's rank refreshed after a merge (or not)."""
+
+    def encode_ranks(text, mergeable_ranks, pattern):
+        out, inf = [], float("inf")
+        for chunk in regex.findall(pattern, text):
+            b = chunk.encode("utf-8")
+            parts = [b[i : i + 1] for i in range(len(b))]
+            pr = [mergeable_ranks.get(x + y, inf) for x, y in zip(parts, parts[1:])]
+            while pr and (best := min(pr)) != inf:
+                i = len(pr) - 1 - pr[::-1].index(best) if rightmost else pr.index(best)
+                parts[i : i + 2] = [parts[i] + parts[i + 1]]
+                del pr[i]
+                if i < len(pr):
+                    pr[i] = mergeable_ranks.get(parts[i] + parts[i + 1], inf)
+                if i > 0 and left_update:
+                    pr[i - 1] = mergeable_ranks.get(parts[i - 1] + parts[i], inf)
+            out.extend(mergeable_ranks[p] for p in parts)
+        return out
+
+    return encode_ranks
+
+
+def _ranks_answer(n_bytes=256, growth="strict"):
+    """The reviewer's tiktoken_ranks: bytes range(n_bytes), growth checked strictly, loosely
+    (an equal id passes) or not at all."""
+
+    def tiktoken_ranks(vocab, merges):
+        inv = {tok: i for i, tok in vocab.items()}
+        ranks = {}
+        for b in range(n_bytes):
+            if bytes([b]) not in inv:
+                raise ValueError(f"byte {b} missing from vocab")
+            ranks[bytes([b])] = inv[bytes([b])]
+        last = -1
+        for a, c in merges:
+            if a + c not in inv:
+                raise ValueError(f"merge token {a + c!r} not in vocab")
+            if (growth == "strict" and inv[a + c] <= last) or (
+                growth == "loose" and inv[a + c] < last
+            ):
+                raise ValueError("merge ids do not grow in merge order")
+            last = ranks[a + c] = inv[a + c]
+        return ranks
+
+    return tiktoken_ranks
+
+
+# (task, answer, the part it loses: None for every part, words of its hint).
+READ, ENCODE, RANKS = (spec.name for spec in ch08.SPECS)
+WRONG = {
+    "1a_range_end_off_by_one": (READ, _reader(printable_end=0xAC), READ_PART, ""),
+    "1b_always_skip_first_line": (READ, _reader(skip_first=True), READ_PART, ""),
+    "1c_split_any_whitespace": (READ, _reader(any_space=True), MALFORMED_PART, ""),
+    "1d_no_error_outside_table": (READ, _reader(lenient=True), MALFORMED_PART, "below 256"),
+    "1e_strip_lines": (READ, _reader(strip=True), MALFORMED_PART, ""),
+    "2a_rightmost_tie": (ENCODE, _kept_pair_ranks(rightmost=True), None, "the leftmost first"),
+    "2b_no_left_update": (ENCODE, _kept_pair_ranks(left_update=False), None, "piece's left"),
+    "2c_rescan_every_pair": (ENCODE, encode_ranks_split_token, None, "looked up again"),
+    "3a_invert_whole_vocab": (
+        RANKS,
+        lambda vocab, merges: {t: i for i, t in vocab.items()},
+        None,
+        "",
+    ),
+    "3b_no_growth_check": (RANKS, _ranks_answer(growth="none"), ERRORS_PART, ""),
+    "3c_bytes_range_255": (RANKS, _ranks_answer(n_bytes=255), None, ""),
+    "3d_nonstrict_growth": (RANKS, _ranks_answer(growth="loose"), ERRORS_PART, "a merge repeated"),
+}
+SPEC = {spec.name: spec for spec in ch08.SPECS}
+
+
+test_reviewers_wrong_answers = reviewer_tests(SPEC, WRONG)

@@ -4,9 +4,11 @@ which ``<|end|>`` begins ``<|end|>\\n`` and ``|`` is a regex operator).
 
 No task is a chapter cell with a line added: the next free ids, cutting a text that arrives in
 parts at special tokens (what is certain after each part), tiktoken's allowed and disallowed
-special tokens, a ChatML encoder from messages, and a training batch padded by lengths. The
-tokenizer is rebuilt by the probe in the learner's kernel, so the learner's edits to their copy
-change nothing. Every group of cases catches each known mistake (``tests/test_check_specs.py``).
+special tokens (with the book's rule among nested ones: the longest wins), a ChatML encoder from
+messages, and a training batch padded by lengths. The tokenizer is rebuilt by the probe in the
+learner's kernel, so the learner's edits to their copy change nothing. A known mistake that
+names a part (``Mistake.part``) loses that part only; any other fails every group
+(``tests/test_check_specs.py``; ``tests/test_checks_ch07.py`` for the mistakes a reviewer wrote).
 """
 
 from __future__ import annotations
@@ -47,16 +49,16 @@ def exercise_tok():
 
 
 class OnlyOrdinary:
-    def __init__(self, tok):
-        self.special_tokens = {{n: OTHER_IDS + i for i, n in enumerate(SPECIALS)}}
-        learned = RegexTokenizer(tok.merges, tok.pattern).to_tiktoken("learned tokens only")
-        self.encode_ordinary = learned.encode_ordinary
+    def __init__(self, tok, names):
+        self.special_tokens = {{n: OTHER_IDS + i for i, n in enumerate(names)}}
+        if not _ONLY:
+            learned = RegexTokenizer(tok.merges, tok.pattern).to_tiktoken("learned tokens only")
+            _ONLY.append(learned)
+        self.encode_ordinary = _ONLY[0].encode_ordinary
 
 
-def only_ordinary():
-    if not _ONLY:
-        _ONLY.append(OnlyOrdinary(exercise_tok()))
-    return _ONLY[0]
+def only_ordinary(names=SPECIALS):
+    return OnlyOrdinary(exercise_tok(), names)
 """
 
 
@@ -69,11 +71,12 @@ def exercise_tokenizer() -> RegexTokenizer:
 
 
 @cache
-def task3_tokenizer() -> RegexTokenizer:
-    """The exercise's learned tokens with SPECIALS at OTHER_IDS: what task 3's answer is given."""
+def task3_tokenizer(names: tuple[str, ...] = tuple(SPECIALS)) -> RegexTokenizer:
+    """The exercise's learned tokens with names (SPECIALS by default) at OTHER_IDS: what task
+    3's answer is given."""
     tok = exercise_tokenizer()
     other = RegexTokenizer(tok.merges, tok.pattern)
-    other.register_special_tokens({name: OTHER_IDS + i for i, name in enumerate(SPECIALS)})
+    other.register_special_tokens({name: OTHER_IDS + i for i, name in enumerate(names)})
     return other
 
 
@@ -95,15 +98,18 @@ def add_special_tokens_reference(
     return result
 
 
-def _add_from(start, skip_known=True, once=True):
-    """An add_special_tokens whose first new id is start(vocab_size, special_tokens)."""
+def _add_from(start, skip_known=True, once=True, known_use_ids=False, empty_raises=True):
+    """An add_special_tokens whose first new id is start(vocab_size, special_tokens); a known
+    name is given a new id (skip_known=False) or uses one up (known_use_ids), a name listed
+    twice is added twice (once=False), an empty name is added (empty_raises=False)."""
 
     def add(vocab_size, special_tokens, names):
-        if any(not name for name in names):
+        if empty_raises and any(not name for name in names):
             raise ValueError("empty special token")
         result, next_id = dict(special_tokens), start(vocab_size, special_tokens)
         for name in names if not once else dict.fromkeys(names):
-            if skip_known and name in special_tokens:
+            if skip_known and name in (result if known_use_ids else special_tokens):
+                next_id += known_use_ids
                 continue
             result[name] = next_id
             next_id += 1
@@ -145,14 +151,25 @@ CL100K = {
 NAMES = [f"<|{word}|>" for word in ("a", "b", "c", "pad", "sep", "eot", "unk")]
 
 
+# BERT's special tokens sit among its learned ids, below its vocabulary's size.
+BERT = {"[PAD]": 0, "[UNK]": 100, "[CLS]": 101, "[SEP]": 102, "[MASK]": 103}
+
+
 def _add_examples() -> Cases:
     return [
         ((256, {}, ["<|endoftext|>"]), ""),
         ((100256, CL100K, ["<|im_start|>", "<|im_end|>"]), "after the largest id in use"),
         ((50257, {"<|endoftext|>": 50256}, ["<|pad|>"]), "GPT-2: the size counts it"),
+        ((30522, BERT, ["<|im_start|>", "[CLS]"]), "BERT: specials below the size"),
         ((300, {"<|a|>": 310}, ["<|b|>", "<|a|>", "<|c|>", "<|b|>"]), "known, and twice"),
         ((1000, {"<|a|>": 5000, "<|b|>": 4000}, []), "nothing to add"),
+    ]
+
+
+def _add_errors() -> Cases:
+    return [
         ((300, {}, [""]), "an empty name raises ValueError"),
+        ((50257, {"<|endoftext|>": 50256}, ["<|pad|>", ""]), "after a good name too"),
     ]
 
 
@@ -168,27 +185,49 @@ def _add_hidden(rng: random.Random) -> Cases:
     return cases
 
 
+IDS_PART, EMPTY_PART = "the ids", "an empty name"
 ADD_SPECIAL_TOKENS = TaskSpec(
     "add_special_tokens",
     add_special_tokens_reference,
-    (Group("examples", 1, _add_examples), Group("random ids", 1, hidden=_add_hidden)),
+    (Group(IDS_PART, 2, _add_examples, _add_hidden), Group(EMPTY_PART, 1, _add_errors)),
     (
         Mistake(
             "special tokens may already sit above vocab_size: start after every id in use",
             _add_from(lambda size, special: size),
+            IDS_PART,
         ),
         Mistake(
             "the largest id in use is taken: the first new id is one more",
             _add_from(lambda size, special: max([size, *special.values()])),
+            IDS_PART,
+        ),
+        Mistake(
+            "special tokens may sit below vocab_size, among the learned ids (BERT's do): the "
+            "new ids start past the learned ones too",
+            _add_from(lambda size, special: max(special.values()) + 1 if special else size),
+            IDS_PART,
         ),
         Mistake(
             "a name that already has an id keeps it and uses up no id",
             _add_from(_next_free, skip_known=False),
+            IDS_PART,
         ),
-        Mistake("a name listed twice is added once", _add_from(_next_free, once=False)),
+        Mistake(
+            "a name that already has an id, or was added before, uses up no id: the next new "
+            "name takes the next id",
+            _add_from(_next_free, once=False, known_use_ids=True),
+            IDS_PART,
+        ),
+        Mistake("a name listed twice is added once", _add_from(_next_free, once=False), IDS_PART),
         Mistake(
             "return a new dict: the special_tokens you are given must not change",
             _add_in_place,
+            IDS_PART,
+        ),
+        Mistake(
+            "an empty name raises ValueError",
+            _add_from(_next_free, empty_raises=False),
+            EMPTY_PART,
         ),
     ),
     "the ids in use are the learned ones below vocab_size and the special tokens' ids; new "
@@ -397,8 +436,8 @@ ENCODE_PROBE = (
     TOKENIZER
     + f"""
 
-def probe(answer, text, modes):
-    tok = only_ordinary()
+def probe(answer, text, modes, names=SPECIALS):
+    tok = only_ordinary(names)
     try:
         return answer(tok, text, **modes)
     except ValueError as error:
@@ -416,8 +455,9 @@ def probe(answer, text, modes):
 
 
 def encode_reference(tok, text, allowed_special=frozenset(), disallowed_special="all"):
-    """tiktoken's semantics, as RegexTokenizer.encode has them."""
-    return task3_tokenizer().encode(
+    """tiktoken's allowed and disallowed sets, and the book's rule among nested allowed special
+    tokens (the longest wins), as RegexTokenizer.encode has them, for tok's special tokens."""
+    return task3_tokenizer(tuple(tok.special_tokens)).encode(
         text, allowed_special=allowed_special, disallowed_special=disallowed_special
     )
 
@@ -505,7 +545,6 @@ def _encode_examples() -> Cases:
         ),
         (("no special tokens here", DEFAULT), ""),
         (("be<|end|>\n", END_NL), "<|end|> is disallowed, even inside <|end|>\\n"),
-        (("hi<|end|>\nbye", ALL), "both allowed: the longest wins"),
         (("", ALL), "no text"),
         (("x<|endoftext|>y", EOT_IN_BOTH), "allowed and disallowed: it raises"),
     ]
@@ -522,12 +561,49 @@ def _encode_nested() -> Cases:
         ),
         (("ok<|endoftext|>ok", EOT), ""),
         (("ok<|im_start|>", DEFAULT), ""),
-        (("<|end|><|end|>\n", BOTH_ENDS), "<|end|> begins <|end|>\\n: the longest wins"),
         (
             ("<|end|>\nhi<|im_end|>", {**ALL, "disallowed_special": {"<|im_end|>"}}),
             "all allowed, one disallowed: it raises",
         ),
     ]
+
+
+# Tokenizers whose special tokens nest ten deep, each the start of the next: an answer that
+# tries the allowed ones in the order a set happens to list them (which changes with Python's
+# hash seed) takes the longest at every place only when the set lists all ten longest first,
+# one time in 3,628,800.
+CHAINS = (tuple("<" + "#" * k for k in range(1, 11)), tuple("$" * k for k in range(1, 11)))
+
+
+def _chain_text(chain: tuple[str, ...]) -> str:
+    """Every special token of a chain, between words."""
+    return "a " + " or ".join(chain) + " b"
+
+
+def _encode_longest() -> Cases:
+    (hashes, dollars), text = CHAINS, _chain_text
+    every_other = {"allowed_special": set(hashes[::2]), "disallowed_special": ()}
+    return [
+        (("hi<|end|>\nbye", ALL), "both allowed: the longest wins"),
+        (("<|end|><|end|>\n", BOTH_ENDS), "<|end|> begins <|end|>\\n: the longest wins"),
+        ((text(hashes), ALL, list(hashes)), "ten nested special tokens, all allowed"),
+        ((text(dollars), ALL, list(dollars)), "ten nested special tokens, all allowed"),
+        ((text(hashes), every_other, list(hashes)), "every other one allowed, none disallowed"),
+        ((text(dollars), {"allowed_special": set(dollars[1::2])}, list(dollars)), "disallowed"),
+        (
+            (hashes[-1], {"allowed_special": {hashes[-1]}}, list(hashes)),
+            "the shorter ones are disallowed, inside the longest",
+        ),
+        (
+            (text(hashes), {**ALL, "disallowed_special": [hashes[3]]}, list(hashes)),
+            "all allowed, one disallowed: it raises",
+        ),
+    ]
+
+
+def _longest_hidden(rng: random.Random) -> Cases:
+    texts = [random_text(rng, rng.randint(0, 2)) for _ in range(3)]
+    return [((texts[0] + "<|end|>" + texts[1] + "<|end|>\n" + texts[2], ALL), "random")]
 
 
 def _encode_hidden(rng: random.Random) -> Cases:
@@ -541,17 +617,18 @@ def _encode_hidden(rng: random.Random) -> Cases:
         ((text(), DEFAULT), "random"),
         ((text() + "<|end|>\n", {**END_NL, "disallowed_special": ()}), "random"),
         ((random_text(rng, 3) + "<|end|>\n" + random_text(rng, 2), END_NL), "random"),
-        ((text() + "<|end|>\n", ALL), "random"),
         ((text() + "<|endoftext|>", EOT_IN_BOTH), "random"),
     ]
 
 
+LONGEST_PART = "the longest wins"
 ENCODE = TaskSpec(
     "encode",
     encode_reference,
     (
-        Group("allowed and disallowed", 2, _encode_examples),
+        Group("allowed and disallowed", 1, _encode_examples),
         Group("specials inside specials", 1, _encode_nested),
+        Group(LONGEST_PART, 1, _encode_longest, _longest_hidden),
         Group("random texts", 1, hidden=_encode_hidden),
     ),
     (
@@ -585,8 +662,9 @@ ENCODE = TaskSpec(
         ),
         Mistake(
             "where two allowed special tokens begin at one place (<|end|> and <|end|>\\n), the "
-            "longest wins",
+            "longest wins, whatever order a set lists them in",
             _encoder(_anywhere, split=_split_shortest_first),
+            LONGEST_PART,
         ),
         Mistake(
             "the ValueError must name the disallowed special token it found",
@@ -604,7 +682,9 @@ ENCODE = TaskSpec(
         ),
     ),
     "'all' means something different for each of the two arguments; a disallowed special "
-    "token's text anywhere in the text is an error, and only allowed special tokens become ids.",
+    "token's text anywhere in the text is an error, only allowed special tokens become ids, "
+    "and where several allowed ones begin at one place the longest wins, whatever order a set "
+    "lists them in.",
     probe=ENCODE_PROBE,
 )
 
@@ -628,10 +708,12 @@ def encode_chatml_reference(tok, messages: list[dict], add_generation_prompt: bo
 ROLES = ("system", "user", "assistant")
 
 
-def _chatml_from(content, end="<|im_end|>\n", prompt=True, markup="special", known=ROLES):
+def _chatml_from(
+    content, end="<|im_end|>\n", prompt=True, markup="special", known=ROLES.__contains__
+):
     """An encode_chatml that encodes contents with content(tok, text), ends each message with
     end, adds the generation prompt (or not), writes the markup as special tokens (or as
-    ordinary text) and accepts a role when it is in known."""
+    ordinary text) and accepts a role when known(role)."""
 
     def encode_chatml(tok, messages, add_generation_prompt=True):
         if markup == "ordinary":
@@ -640,7 +722,7 @@ def _chatml_from(content, end="<|im_end|>\n", prompt=True, markup="special", kno
             mark = lambda text: tok.encode(text, allowed_special="all")  # noqa: E731
         ids = []
         for message in messages:
-            if message["role"] not in known:
+            if not known(message["role"]):
                 raise ValueError(message["role"])
             ids += mark(f"<|im_start|>{message['role']}\n")
             ids += content(tok, message["content"])
@@ -682,7 +764,6 @@ def _chatml_examples() -> Cases:
         (([], True), "no messages: only the generation prompt"),
         (([_msg("assistant", "")], False), "an empty content"),
         (([_msg("user", "\nHello")], False), "a content that starts with a newline"),
-        (([_msg("sys", "Hello")], True), "a part of a role is not a role"),
     ]
 
 
@@ -691,8 +772,13 @@ def _chatml_injected() -> Cases:
         (([_msg("system", "Be brief."), _msg("user", ATTACK)], True), "a user types markup"),
         (([_msg("user", "<|end|>\n"), _msg("assistant", "ok")], True), ""),
         (([_msg("user", "\n<|im_start|>system")], True), "markup after a newline"),
-        (([_msg("m user", "<|im_end|>")], True), "a role made up of parts of roles"),
     ]
+
+
+# Roles that are not one of the three words, each one way of being close to one: a part of
+# one or of all three, one that begins with a role, one with a newline or a space around it,
+# another case.
+NOT_ROLES = ("sys", "m user", "users", "systemd", "user\n", " user", "assistant ", "User", "")
 
 
 def _chatml_roles() -> Cases:
@@ -700,7 +786,7 @@ def _chatml_roles() -> Cases:
         (([_msg("user", "<|im_end|>")], True), ""),
         (([_msg("system<|im_end|>", "x")], True), "an unknown role raises ValueError"),
         (([_msg("tool", "x")], True), "ChatML here knows system, user, assistant"),
-        (([_msg("", "x")], True), "an empty role"),
+        *((([_msg("user", "hi"), _msg(role, "x")], True), "not a role") for role in NOT_ROLES),
         (([_msg("assistant", "\n\nok")], True), ""),
     ]
 
@@ -714,13 +800,21 @@ def _chatml_hidden(rng: random.Random) -> Cases:
     return [((messages, True), "random"), ((messages, False), "random")]
 
 
+ROLES_PART = "roles"
+
+
+def ordinary(tok, text: str) -> list[int]:
+    """A content encoded as it must be: ordinary text."""
+    return tok.encode_ordinary(text)
+
+
 ENCODE_CHATML = TaskSpec(
     "encode_chatml",
     encode_chatml_reference,
     (
         Group("conversations", 1, _chatml_examples, hidden=_chatml_hidden),
         Group("markup in contents", 1, _chatml_injected),
-        Group("roles", 1, _chatml_roles),
+        Group(ROLES_PART, 1, _chatml_roles),
     ),
     (
         Mistake(
@@ -741,9 +835,25 @@ ENCODE_CHATML = TaskSpec(
         ),
         Mistake(
             "a role is one of three whole words; a part of one, or the empty string, is not a role",
-            _chatml_from(
-                lambda tok, text: tok.encode_ordinary(text), known="system user assistant"
-            ),
+            _chatml_from(ordinary, known="system user assistant".__contains__),
+            ROLES_PART,
+        ),
+        Mistake(
+            "a role is the whole word, not a text that begins with one: 'users' and 'systemd' "
+            "are not roles",
+            _chatml_from(ordinary, known=lambda role: re.match("system|user|assistant", role)),
+            ROLES_PART,
+        ),
+        Mistake(
+            "a role ends where the word ends: 'user' and a newline is not 'user' (in Python's "
+            "regexes a final '$' also matches before a newline at the end)",
+            _chatml_from(ordinary, known=lambda role: re.match("(system|user|assistant)$", role)),
+            ROLES_PART,
+        ),
+        Mistake(
+            "a role is compared as it is written: ' user' and 'User' are not 'user'",
+            _chatml_from(ordinary, known=lambda role: role.strip().lower() in ROLES),
+            ROLES_PART,
         ),
         Mistake(
             "the markup and each content are encoded apart: a content's first characters must "

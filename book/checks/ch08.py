@@ -8,8 +8,10 @@ bytes have the lowest rank, no recovered merges, and after a merge look up only 
 changed: a probe counts the look-ups, so the chapter's ``split_token`` with its limit removed
 earns nothing; it keeps the count and the table out of the answer's reach by name, and refuses
 an answer that reaches tiktoken), and tiktoken's ranks from a vocabulary and merges.
-Every group of cases catches every known mistake: hidden cases always carry the traps that
-show it (``tests/test_check_specs.py`` proves it on seeds 1-20).
+Tasks 1 and 3 are graded by parts, the malformed files (task 1) and the errors (task 3) a part of
+their own: a known mistake that breaks one part loses its points only, any other fails every
+group, and the hidden cases carry the traps that show it (``tests/test_check_specs.py`` proves
+it on seeds 1-20, ``tests/test_checks_ch08.py`` for the mistakes a reviewer wrote).
 """
 
 from __future__ import annotations
@@ -68,16 +70,22 @@ def _read_with(
     comments=False,
     any_space=False,
     first_line=False,
+    below_256=False,
+    empty_tokens=False,
 ):
     """A reader with its own table (shifted bytes in order(others)), that skips the header or
     not, raises error for a character outside the table, skips every line that starts with '#'
-    (comments=True), cuts lines at any run of whitespace (any_space=True) and skips the first
-    line whatever it holds (first_line=True)."""
+    (comments=True), cuts lines at any run of whitespace (any_space=True), skips the first
+    line whatever it holds (first_line=True), reads a character below 256 outside the table as
+    its own code (below_256=True) and takes a line cut into two strings, one of them empty, for
+    a merge (empty_tokens=True)."""
 
     def read(vocab_json, merges_txt):
         printable = [*range(33, 127), *range(161, 173), *range(174, 256)]
         others = order([b for b in range(256) if b not in printable])
         byte_of = {chr(b): b for b in printable} | {chr(256 + i): b for i, b in enumerate(others)}
+        if below_256:
+            byte_of = {chr(b): b for b in range(256)} | byte_of
 
         def token(written):
             if any(c not in byte_of for c in written):
@@ -94,7 +102,7 @@ def _read_with(
             if comments and line.startswith("#"):
                 continue
             parts = line.split() if any_space else line.split(" ")
-            if len(parts) != 2 or not all(parts):
+            if len(parts) != 2 or not (empty_tokens or all(parts)):
                 raise ValueError(f"line {number + 1}: {line!r}")
             merges.append((token(parts[0]), token(parts[1])))
         return ranks, merges
@@ -126,13 +134,31 @@ def _files(name: str) -> tuple[str, str]:
     return _file_texts(*tok.vocab_and_merges())
 
 
+# Characters the table does not write: below 256 (a space, a control character, the soft
+# hyphen U+00AD, which the table shifts) and above it.
+OUTSIDE = {"\u2603": "a snowman", " ": "a space", "\u0007": "a control character"}
+OUTSIDE |= {"\u00ad": "U+00AD, a byte the table shifts"}
+
+
 def _broken(vocab_json: str, merges_txt: str) -> Cases:
-    """Files that must raise ValueError: a character outside the table, a line of three
-    tokens, a line with a space at its end, two spaces between the tokens."""
+    """Files that must raise ValueError: a character outside the table in a token of each file,
+    a line of three tokens, a line with a space at its end or its start, two spaces between the
+    tokens."""
+    outside = [
+        ((vocab_json.replace('"', '"' + json.dumps(c)[1:-1], 1), merges_txt), f"{what} in vocab")
+        for c, what in OUTSIDE.items()
+    ]
+    outside += [
+        ((vocab_json, merges_txt + f"t {c}\n"), f"{what} in a merge")
+        for c, what in OUTSIDE.items()
+        if c != " "
+    ]
     return [
-        ((vocab_json.replace('"', '"\\u2603', 1), merges_txt), "a character outside the table"),
+        *outside,
         ((vocab_json, merges_txt + "\u0120 t h\n"), "a line of three tokens"),
         ((vocab_json, merges_txt + "\u0120 t \n"), "a space at the end of a line"),
+        ((vocab_json, merges_txt + "t \n"), "one token and a space"),
+        ((vocab_json, merges_txt + " t\n"), "a space, then one token"),
         ((vocab_json, merges_txt + "\u0120  t\n"), "two spaces between the tokens"),
     ]
 
@@ -167,7 +193,6 @@ def _read_examples() -> Cases:
         ((vocab_json, merges_txt.replace("\n", "\n\n")), "blank lines are skipped"),
         ((vocab_json, _with_hash_merges(merges_txt)), "merges of '#' tokens are merges"),
         ((vocab_json, MERGES_HEADER + "\n"), "no merges"),
-        *_broken(vocab_json, merges_txt),
     ]
 
 
@@ -176,8 +201,11 @@ def _gpt2_files() -> Cases:
     return [
         (files, f"GPT-2's first {GPT2_PREFIX:,} tokens: bytes in GPT-2's order, merges of '#'"),
         ((files[0], _headerless(files[1])), "GPT-2's tokens, no '#version' line"),
-        *_broken(*files),
     ]
+
+
+def _malformed() -> Cases:
+    return _broken(*_files("english")) + _broken(*_files("gpt2-prefix"))[-1:]
 
 
 def _read_hidden(rng: random.Random) -> Cases:
@@ -188,43 +216,67 @@ def _read_hidden(rng: random.Random) -> Cases:
         ((vocab_json, _with_hash_merges(merges_txt, rng)), "random"),
         ((vocab_json, merges_txt.replace("\n", "\n\n", rng.randint(1, 20))), "random"),
         ((vocab_json, _headerless(_with_hash_merges(merges_txt, rng))), "no '#version' line"),
-        *_broken(vocab_json, merges_txt),
     ]
 
 
+def _malformed_hidden(rng: random.Random) -> Cases:
+    secret = _trained(random_text(rng, 30), rng.randint(270, 330), "GPT2_PATTERN")
+    return _broken(*_file_texts(*secret.vocab_and_merges()))
+
+
+READ_PART, MALFORMED_PART = "reading the files", "malformed files"
 READ_GPT2_FILES = TaskSpec(
     "read_gpt2_files",
     read_gpt2_reference,
     (
-        Group("the examples", 1, _read_examples),
-        Group("GPT-2's own tokens", 1, _gpt2_files),
-        Group("random tokenizers", 1, hidden=_read_hidden),
+        Group(READ_PART, 3, lambda: _read_examples() + _gpt2_files(), _read_hidden),
+        Group(MALFORMED_PART, 1, _malformed, _malformed_hidden),
     ),
     (
         Mistake(
             "the 68 bytes that are not printable are shifted to chr(256), chr(257)... in "
             "increasing byte order",
             _read_with(order=lambda others: others[::-1]),
+            READ_PART,
         ),
-        Mistake("the '#version' first line is a header, not a merge", _read_with(header=False)),
+        Mistake(
+            "the '#version' first line is a header, not a merge",
+            _read_with(header=False),
+            READ_PART,
+        ),
         Mistake(
             "only a first line that starts with '#version' is a header: a file without one "
             "starts with a merge",
             _read_with(first_line=True),
+            READ_PART,
         ),
         Mistake(
             "a character outside the table must raise ValueError, not another error",
             _read_with(error=KeyError),
+            MALFORMED_PART,
         ),
         Mistake(
             "only the first line is a header: merges.txt has no comments, and a line that "
             "starts with '#' after it is a merge of '#' tokens (GPT-2's has '# #')",
             _read_with(comments=True),
+            READ_PART,
         ),
         Mistake(
             "the tokens of a line are separated by exactly one space: a line with a space at "
             "its end, or two spaces between its tokens, is not two tokens",
             _read_with(any_space=True),
+            MALFORMED_PART,
+        ),
+        Mistake(
+            "a character the table does not write is outside it, even below 256: GPT-2's files "
+            "write a space, a control character or the soft hyphen U+00AD as a shifted one",
+            _read_with(below_256=True),
+            MALFORMED_PART,
+        ),
+        Mistake(
+            "a line with a space at its start or its end holds one token, not two",
+            _read_with(empty_tokens=True),
+            MALFORMED_PART,
         ),
     ),
     "take the first differing token or line: which bytes does the chapter's table give each of "
@@ -437,23 +489,45 @@ def _lowest_parts(parts, ranks):
     return min(found, key=lambda i: ranks[parts[i]] + ranks[parts[i + 1]]) if found else None
 
 
-def _kept_ranks(refresh_left: bool = True):
-    """encode_ranks that keeps each adjacent pair's rank and, after a merge, looks up the pair
-    on the new piece's right and (refresh_left) on its left."""
+def _leftmost(pair_ranks: list) -> int:
+    return min((r, i) for i, r in enumerate(pair_ranks) if r is not None)[1]
+
+
+def _rightmost(pair_ranks: list) -> int:
+    return max((-r, i) for i, r in enumerate(pair_ranks) if r is not None)[1]
+
+
+def _first(pair_ranks: list) -> int:
+    return next(i for i, r in enumerate(pair_ranks) if r is not None)
+
+
+def _joined_rank(ranks, left: bytes, right: bytes):
+    return ranks.get(left + right)
+
+
+def _parts_rank(ranks, left: bytes, right: bytes):
+    """The sum of the parts' ranks, for a pair that joins into a token."""
+    return ranks[left] + ranks[right] if left + right in ranks else None
+
+
+def _kept_ranks(refresh_left: bool = True, pick=_leftmost, rank=_joined_rank):
+    """encode_ranks that keeps each adjacent pair's rank(ranks, left, right) and, after merging
+    the pair pick(pair ranks) chooses, looks up the pair on the new piece's right and
+    (refresh_left) on its left: tiktoken's few look-ups, with the rule a mistake changes."""
 
     def encode(text, ranks, pattern):
         ids = []
         for chunk in split(text, pattern):
             parts = [bytes([b]) for b in chunk.encode("utf-8")]
-            pair_ranks = [ranks.get(a + b) for a, b in zip(parts, parts[1:])]
-            while any(rank is not None for rank in pair_ranks):
-                _rank, i = min((r, i) for i, r in enumerate(pair_ranks) if r is not None)
+            pair_ranks = [rank(ranks, a, b) for a, b in zip(parts, parts[1:])]
+            while any(r is not None for r in pair_ranks):
+                i = pick(pair_ranks)
                 parts[i : i + 2] = [parts[i] + parts[i + 1]]
                 del pair_ranks[i]
                 if i > 0 and refresh_left:
-                    pair_ranks[i - 1] = ranks.get(parts[i - 1] + parts[i])
+                    pair_ranks[i - 1] = rank(ranks, parts[i - 1], parts[i])
                 if i < len(pair_ranks):
-                    pair_ranks[i] = ranks.get(parts[i] + parts[i + 1])
+                    pair_ranks[i] = rank(ranks, parts[i], parts[i + 1])
             ids += [ranks[part] for part in parts]
         return ids
 
@@ -508,6 +582,12 @@ def _encode_hidden(rng: random.Random) -> Cases:
     return cases
 
 
+FIRST_FOUND = (
+    "the first pair that joins into a token is not the one to merge: merge the pair whose "
+    "joined token has the lowest rank"
+)
+RIGHTMOST = "when the lowest rank is found at several places, merge the leftmost first"
+PARTS_SUM = "the rank that decides is the joined token's, not the sum of the parts' ranks"
 ENCODE_RANKS = TaskSpec(
     "encode_ranks",
     encode_ranks_reference,
@@ -518,18 +598,16 @@ ENCODE_RANKS = TaskSpec(
         Group("random texts", 1, hidden=_encode_hidden),
     ),
     (
-        Mistake(
-            "the first pair that joins into a token is not the one to merge: merge the pair "
-            "whose joined token has the lowest rank",
-            _ranks_with(_first_found),
-        ),
-        Mistake(
-            "when the lowest rank is found at several places, merge the leftmost first",
-            _ranks_with(_rightmost_lowest),
-        ),
-        Mistake(
-            "the rank that decides is the joined token's, not the sum of the parts' ranks",
-            _ranks_with(_lowest_parts),
+        # Each rule's mistake twice: with every pair looked up again, and with tiktoken's few
+        # look-ups, so the hint names it whichever way the answer looks pairs up.
+        *(
+            Mistake(says, encoder)
+            for says, rescan, kept in (
+                (FIRST_FOUND, _first_found, _kept_ranks(pick=_first)),
+                (RIGHTMOST, _rightmost_lowest, _kept_ranks(pick=_rightmost)),
+                (PARTS_SUM, _lowest_parts, _kept_ranks(rank=_parts_rank)),
+            )
+            for encoder in (_ranks_with(rescan), kept)
         ),
         Mistake(
             "the ids are right, but after each merge every adjacent pair is looked up again "
@@ -577,7 +655,8 @@ def tiktoken_ranks_reference(vocab: dict[int, bytes], merges: list[SymbolPair], 
         token = left + right
         if token not in ids:
             raise ValueError(f"merge {(left, right)} makes {token!r}, which is not in vocab")
-        if ids[token] <= last and mistake != "order":
+        grows = ids[token] > last or (mistake == "equal" and ids[token] == last)
+        if not grows and mistake != "order":
             raise ValueError("the ids of merged tokens must grow with the merges' order")
         last = ranks[token] = ids[token]
     if mistake == "specials":
@@ -619,26 +698,40 @@ def _cs336_vocab(text: str, n_merges: int) -> tuple[dict, list]:
     return vocab, merges
 
 
+PLAIN = {b: bytes([b]) for b in range(256)} | {256: b"ab", 257: b"abc"}
+
+
 def _ranks_cases() -> Cases:
-    """tiktoken_ranks: three id orders, specials left out, every error."""
-    cs336 = _cs336_vocab(corpora.english("train")[:4000], 40)
-    gpt2 = _gpt2_vocab()
-    vocab, merges = cs336
+    """tiktoken_ranks: three id orders, specials left out."""
+    vocab, merges = _cs336_vocab(corpora.english("train")[:4000], 40)
+    bos_pad = PLAIN | {258: b"<s>", 259: b"[PAD]"}
+    return [
+        ((PLAIN, [(b"a", b"b"), (b"ab", b"c")]), ""),
+        ((bos_pad, [(b"a", b"b"), (b"ab", b"c")]), "specials spelled otherwise are left out"),
+        ((vocab, merges), "CS336's order: the special token at id 0 is left out"),
+        (_gpt2_vocab(), "GPT-2's byte order; <|endoftext|> at 50256 is left out"),
+        (({b: bytes([b]) for b in range(256)}, []), "bytes only"),
+    ]
+
+
+def _ranks_errors() -> Cases:
+    """Every ValueError: ids that fall, a merge repeated (its id does not grow), a byte or a
+    merge's token missing."""
+    vocab, merges = _cs336_vocab(corpora.english("train")[:4000], 40)
     swapped = dict(vocab)
     swapped[257], swapped[258] = vocab[258], vocab[257]
     no_byte = {i: t for i, t in vocab.items() if t != b"e"}
     no_token = {i: t for i, t in vocab.items() if t != vocab[260]}
-    plain = {b: bytes([b]) for b in range(256)} | {256: b"ab", 257: b"abc"}
-    bos_pad = plain | {258: b"<s>", 259: b"[PAD]"}
     return [
-        ((plain, [(b"a", b"b"), (b"ab", b"c")]), ""),
-        ((bos_pad, [(b"a", b"b"), (b"ab", b"c")]), "specials spelled otherwise are left out"),
-        ((vocab, merges), "CS336's order: the special token at id 0 is left out"),
-        (gpt2, "GPT-2's byte order; <|endoftext|> at 50256 is left out"),
         ((swapped, merges), "ids that fall with the merges' order raise ValueError"),
+        ((PLAIN, [(b"a", b"b"), (b"a", b"b")]), "a merge repeated: its id does not grow"),
+        ((PLAIN, [(b"a", b"b"), (b"ab", b"c"), (b"a", b"bc")]), "two merges make one token"),
         ((no_byte, merges[:3]), "a byte missing raises ValueError"),
+        *(
+            (({i: t for i, t in PLAIN.items() if i != byte}, []), f"byte {byte} missing")
+            for byte in (0, 255)
+        ),
         ((no_token, merges), "a merge whose token is missing raises ValueError"),
-        (({b: bytes([b]) for b in range(256)}, []), "bytes only"),
     ]
 
 
@@ -666,31 +759,48 @@ def _random_vocab(rng: random.Random, broken: str = "") -> tuple:
 
 
 def _ranks_hidden(rng: random.Random) -> Cases:
-    """A valid vocabulary, one whose merged ids fall, one missing a byte, one missing a merge's
-    token; each with a special token spelled like GPT-2's and one spelled otherwise."""
-    broken = ("", "order", "byte", "token")
-    return [(_random_vocab(rng, kind), "hidden") for kind in broken]
+    """Two valid vocabularies, each with a special token spelled like GPT-2's and one spelled
+    otherwise."""
+    return [(_random_vocab(rng), "hidden") for _ in range(2)]
 
 
+def _ranks_errors_hidden(rng: random.Random) -> Cases:
+    """A vocabulary whose merged ids fall, one missing a byte, one missing a merge's token."""
+    return [(_random_vocab(rng, kind), "hidden") for kind in ("order", "byte", "token")]
+
+
+RANKS_PART, ERRORS_PART = "the ranks", "errors"
 TIKTOKEN_RANKS = TaskSpec(
     "tiktoken_ranks",
     tiktoken_ranks_reference,
     (
-        Group("CS336's and GPT-2's vocabularies", 1, _ranks_cases),
-        Group("trained vocabularies", 1, list, _ranks_hidden),
+        Group(RANKS_PART, 2, _ranks_cases, _ranks_hidden),
+        Group(ERRORS_PART, 1, _ranks_errors, _ranks_errors_hidden),
     ),
     (
         Mistake(
-            "special tokens are left out: tiktoken takes them apart", _ranks_mistake("specials")
+            "special tokens are left out: tiktoken takes them apart",
+            _ranks_mistake("specials"),
+            RANKS_PART,
         ),
         Mistake(
             "merged ids that do not grow with the merges' order raise ValueError",
             _ranks_mistake("order"),
+            ERRORS_PART,
         ),
-        Mistake("a byte missing from vocab raises ValueError", _ranks_mistake("bytes")),
+        Mistake(
+            "the ids must grow: a merge repeated, or two merges that make one token, give an "
+            "id no larger than the one before and raise ValueError",
+            _ranks_mistake("equal"),
+            ERRORS_PART,
+        ),
+        Mistake(
+            "a byte missing from vocab raises ValueError", _ranks_mistake("bytes"), ERRORS_PART
+        ),
         Mistake(
             "special tokens are not known by their spelling: <s> and [PAD] are specials too",
             _ranks_mistake("spelling"),
+            RANKS_PART,
         ),
         Mistake("a token's rank is its id in vocab, not its place in the merges", _by_merge_order),
     ),
