@@ -570,6 +570,25 @@ def test_strip_solutions_keeps_indentation_and_code_around():
     )
 
 
+def test_a_top_level_answer_becomes_a_comment_that_runs():
+    # An ungraded answer written in the cell itself: raising there would stop "Run all".
+    source = "# Ungraded: count.\n### BEGIN SOLUTION\nprint(1)\n### END SOLUTION"
+    stripped = strip_solutions(source)
+    assert stripped == "# Ungraded: count.\n# YOUR CODE HERE"
+    exec(compile(stripped, "<cell>", "exec"), {})
+
+
+def test_code_written_in_a_top_level_answer_cell_is_a_learners_work():
+    cell = nbformat.v4.new_code_cell("# Ungraded: count.\n# YOUR CODE HERE", id="answer")
+    generated = nbformat.v4.new_notebook(cells=[cell])
+    existing = copy.deepcopy(generated)
+    assert exercises.learner_work(existing, generated) == []
+    existing.cells[0].source += "\nprint(len(text))"
+    assert exercises.learner_work(existing, generated) == [
+        "cell 0 has code where it says `# YOUR CODE HERE`"
+    ]
+
+
 @pytest.mark.parametrize(
     "source, message",
     [
