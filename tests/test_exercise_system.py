@@ -32,7 +32,6 @@ from book.notebooks import ROOT, is_check_cell, notebook_text, read_notebook
 
 DEMO = Path(__file__).parent / "fixtures" / "solutions" / "99_demo.ipynb"
 CHAPTERS = notebooks("solutions")
-PLACEHOLDER = "# YOUR CODE HERE\nraise NotImplementedError()"
 # Seconds per cell in the endless-loop test: short, yet many times what the demo's cells take on a
 # loaded machine (they print a few numbers), so only the endless cells reach it.
 ENDLESS_TIMEOUT = 10
@@ -68,7 +67,8 @@ def fill(
             code = solution_lines[begin + 1 : end]
             if replace and cell.id in replace:
                 code = [indent + line for line in replace[cell.id].splitlines()]
-            placeholder = "\n".join(indent + line for line in PLACEHOLDER.splitlines())
+            lines = exercises.PLACEHOLDER if indent else exercises.TOP_LEVEL_PLACEHOLDER
+            placeholder = "\n".join(indent + line for line in lines)
             assert placeholder in cell.source, f"cell {cell.id} lost a placeholder"
             cell.source = cell.source.replace(placeholder, "\n".join(code), 1)
     return nb
