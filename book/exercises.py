@@ -12,7 +12,10 @@ What changes from a solutions notebook to its exercise notebook:
   :data:`EXERCISE_INTRO`), so the two pages read, and show in the book's side bar, as what
   they are;
 - each block between ``### BEGIN SOLUTION`` and ``### END SOLUTION`` becomes
-  ``# YOUR CODE HERE`` + ``raise NotImplementedError()`` at the block's indentation;
+  ``# YOUR CODE HERE`` + ``raise NotImplementedError()`` at the block's indentation, so an
+  unwritten function reports "not attempted" when it is called; a block at a cell's top level
+  (an ungraded answer written in the cell itself) becomes ``# YOUR CODE HERE`` alone, so that
+  running the whole notebook does not stop there;
 - a model answer becomes a "Your answer" prompt: a markdown cell tagged ``model-answer``, or a
   ``{dropdown}``/``{admonition}`` directive whose title starts with "Model answer";
 - outputs and execution counts are cleared, except in check cells (``# NBVAL_CHECK_OUTPUT``),
@@ -52,6 +55,8 @@ SOLUTIONS = ROOT / "solutions"
 EXERCISES = ROOT / "exercises"
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 PLACEHOLDER = ("# YOUR CODE HERE", "raise NotImplementedError()")
+# A top-level block is no function's body: raising there would stop "Run all" at the cell.
+TOP_LEVEL_PLACEHOLDER = PLACEHOLDER[:1]
 MODEL_ANSWER_TAG = "model-answer"
 YOUR_ANSWER = "**Your answer:** _double-click this cell and write your answer here._"
 SOLUTIONS_TITLE = re.compile(r"# Solutions (?P<number>\d+): (?P<name>.+)")
@@ -93,14 +98,16 @@ def solution_blocks(source: str, where: str = "cell") -> list[tuple[int, int, st
 
 
 def strip_solutions(source: str, where: str = "cell") -> str:
-    """Replace each solution block by the placeholder, at the block's indentation.
+    """Replace each solution block by the placeholder, at the block's indentation (a block at
+    the top level by the comment alone).
 
     strip_solutions("def f():\\n    ### BEGIN SOLUTION\\n    return 1\\n    ### END SOLUTION")
     -> "def f():\\n    # YOUR CODE HERE\\n    raise NotImplementedError()"
     """
     lines = source.splitlines()
     for begin, end, indent in reversed(solution_blocks(source, where)):
-        lines[begin : end + 1] = [indent + line for line in PLACEHOLDER]
+        placeholder = PLACEHOLDER if indent else TOP_LEVEL_PLACEHOLDER
+        lines[begin : end + 1] = [indent + line for line in placeholder]
     return "\n".join(lines)
 
 
@@ -255,8 +262,9 @@ def exercise_text(solutions_path: Path) -> str:
 def learner_work(existing: NotebookNode, generated: NotebookNode) -> list[str]:
     """Signs that a learner worked in an exercise notebook, which the generator never produces.
 
-    A task whose ``raise NotImplementedError()`` is gone, a "Your answer" prompt that was
-    replaced, a cell that was run: regenerating over any of these would lose the learner's work.
+    A task whose ``raise NotImplementedError()`` is gone, code written in a top-level answer
+    cell (a line its template lacks), a "Your answer" prompt that was replaced, a cell that was
+    run: regenerating over any of these would lose the learner's work.
     An exercise that is merely out of date (its solutions changed) shows none of them.
     """
     fresh = {cell.get("id"): cell for cell in generated.cells}
@@ -273,6 +281,8 @@ def learner_work(existing: NotebookNode, generated: NotebookNode) -> list[str]:
             PLACEHOLDER[1]
         ):
             signs.append(f"cell {index} has code in place of `{PLACEHOLDER[1]}`")
+        elif template is not None and _written_at_top_level(template.source, cell.source):
+            signs.append(f"cell {index} has code where it says `{PLACEHOLDER[0]}`")
         elif (
             template is not None
             and YOUR_ANSWER in template.source
@@ -280,6 +290,21 @@ def learner_work(existing: NotebookNode, generated: NotebookNode) -> list[str]:
         ):
             signs.append(f"cell {index} holds a written answer")
     return signs
+
+
+def _written_at_top_level(template: str, source: str) -> bool:
+    """Whether source, a cell whose template has a top-level placeholder, holds a line of code
+    the template lacks."""
+    if TOP_LEVEL_PLACEHOLDER[0] not in template.splitlines():
+        return False
+    given = set(template.splitlines())
+    return any(
+        line.strip()
+        and not line.lstrip().startswith("#")
+        and line.strip() not in PLACEHOLDER
+        and line not in given
+        for line in source.splitlines()
+    )
 
 
 def backup_path(exercise: Path) -> Path:

@@ -85,3 +85,12 @@ def reviewer_tests(specs: dict, wrong_answers: dict):
         assert words in result.line, result.line
 
     return test_reviewers_wrong_answers
+
+
+def same_grade_below_full(spec, answer, broken: str | None) -> None:
+    """answer gets the same points on seeds 1-20, below full: it loses the part named broken
+    and only that (all of the task when broken is None, a mistake in its central computation),
+    and the hint names its mistake rather than repeating the task's hint."""
+    assert_loses_only(spec, answer, (broken,) if broken else ())
+    first = spec.result_on(task_on(spec, 1), answer, {})
+    assert "Hint: " in first.line and spec.hint not in first.line, first.line

@@ -32,7 +32,6 @@ from book.notebooks import ROOT, is_check_cell, notebook_text, read_notebook
 
 DEMO = Path(__file__).parent / "fixtures" / "solutions" / "99_demo.ipynb"
 CHAPTERS = notebooks("solutions")
-PLACEHOLDER = "# YOUR CODE HERE\nraise NotImplementedError()"
 # Seconds per cell in the endless-loop test: short, yet many times what the demo's cells take on a
 # loaded machine (they print a few numbers), so only the endless cells reach it.
 ENDLESS_TIMEOUT = 10
@@ -68,7 +67,8 @@ def fill(
             code = solution_lines[begin + 1 : end]
             if replace and cell.id in replace:
                 code = [indent + line for line in replace[cell.id].splitlines()]
-            placeholder = "\n".join(indent + line for line in PLACEHOLDER.splitlines())
+            lines = exercises.PLACEHOLDER if indent else exercises.TOP_LEVEL_PLACEHOLDER
+            placeholder = "\n".join(indent + line for line in lines)
             assert placeholder in cell.source, f"cell {cell.id} lost a placeholder"
             cell.source = cell.source.replace(placeholder, "\n".join(code), 1)
     return nb
@@ -568,6 +568,25 @@ def test_strip_solutions_keeps_indentation_and_code_around():
         strip_solutions(source)
         == "def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n    return y"
     )
+
+
+def test_a_top_level_answer_becomes_a_comment_that_runs():
+    # An ungraded answer written in the cell itself: raising there would stop "Run all".
+    source = "# Ungraded: count.\n### BEGIN SOLUTION\nprint(1)\n### END SOLUTION"
+    stripped = strip_solutions(source)
+    assert stripped == "# Ungraded: count.\n# YOUR CODE HERE"
+    exec(compile(stripped, "<cell>", "exec"), {})
+
+
+def test_code_written_in_a_top_level_answer_cell_is_a_learners_work():
+    cell = nbformat.v4.new_code_cell("# Ungraded: count.\n# YOUR CODE HERE", id="answer")
+    generated = nbformat.v4.new_notebook(cells=[cell])
+    existing = copy.deepcopy(generated)
+    assert exercises.learner_work(existing, generated) == []
+    existing.cells[0].source += "\nprint(len(text))"
+    assert exercises.learner_work(existing, generated) == [
+        "cell 0 has code where it says `# YOUR CODE HERE`"
+    ]
 
 
 @pytest.mark.parametrize(

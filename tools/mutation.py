@@ -147,11 +147,11 @@ def patched(spec: TaskSpec, mutant: Mutant) -> Iterator[Callable]:
 def failures(spec: TaskSpec, calls: list[Call], answer: Callable) -> tuple[list[str], str]:
     """The groups whose calls answer fails (in order), and the first failing case's label; a
     group's remaining calls are skipped once it failed."""
-    run, failed, first = spec.runner(answer), [], ""
+    runs, failed, first = spec.runners(answer), [], ""
     for call in calls:
         if call.group in failed:
             continue
-        problem = case_failure(call, _outcome(run, call.args), spec.compare)
+        problem = case_failure(call, _outcome(runs[call.group], call.args), spec.compare)
         if problem:
             failed.append(call.group)
             first = first or (call.label or case_label(spec.name, call.args))
@@ -162,7 +162,7 @@ def drawn(spec: TaskSpec, count: int, seconds: float = DRAW_SECONDS) -> tuple[li
     """count calls drawn by the task's hidden generators (seeds 1000 on), with the reference's
     outcomes: the inputs a mutant is compared on before it is called equivalent; and the seeds
     on which a generator raised (seed, group, error), which are skipped."""
-    reference, calls, errors = spec.runner(spec.reference), [], []
+    references, calls, errors = spec.runners(spec.reference), [], []
     seed, start = 1000, time.monotonic()
     while len(calls) < count and time.monotonic() - start < seconds and seed < 1000 + count:
         for group in (group for group in spec.groups if group.hidden):
@@ -172,7 +172,7 @@ def drawn(spec: TaskSpec, count: int, seconds: float = DRAW_SECONDS) -> tuple[li
                 errors.append((seed, group.name, f"{type(error).__name__}: {error}"))
                 continue
             for args, _ in cases:
-                expected = expect(reference, *copy.deepcopy(args))
+                expected = expect(references[group.name], *copy.deepcopy(args))
                 calls.append(Call("", "", args, expected, True, group.name))
         seed += 1
     return calls[:count], errors
@@ -295,9 +295,9 @@ class TaskRun:
 
         def compare(send: Callable[[dict], None]) -> None:
             with patched(self.spec, mutant) as answer:
-                run = self.spec.runner(answer)
+                runs = self.spec.runners(answer)
                 for call in calls:
-                    if case_failure(call, _outcome(run, call.args), self.spec.compare):
+                    if case_failure(call, _outcome(runs[call.group], call.args), self.spec.compare):
                         send({"differs": case_label(self.spec.name, call.args)})
                         return
                 send({"differs": ""})

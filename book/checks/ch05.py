@@ -15,9 +15,13 @@ Each task's known mistakes are code; every group of cases catches each of them
 
 from __future__ import annotations
 
+import bisect
 import codecs
+import itertools
 import random
 from functools import cache
+
+import regex
 
 from book import corpora, walkthroughs
 from book.checks.sealed import SEALED
@@ -27,7 +31,6 @@ from book.checks.spec import (
     Mistake,
     TaskSpec,
     checks_of,
-    examples_and_drawn,
     random_text,
     window,
 )
@@ -132,6 +135,11 @@ def _shrink_all_kept_refused(ids, merges, vocab_size):
     return shrink_reference(ids, merges, vocab_size)
 
 
+def _shrink_unchecked(ids, merges, vocab_size):
+    """Never raises: a size outside the range is shrunk to as far as it can be."""
+    return shrink_reference(ids, merges, min(max(vocab_size, 256), 256 + len(merges)))
+
+
 NESTED = [((97, 97), 3), ((256, 256), 1), ((98, 257), 1)]
 
 
@@ -142,13 +150,26 @@ def _shrink_examples() -> Cases:
     return [
         (([258, 97, 258], NESTED, 257), "a merge of merges expands until every id fits"),
         (([258, 257, 256], NESTED, 258), "id 258 is outside a vocabulary of 258"),
-        (([258, 256], NESTED, 259), "every merge kept: nothing changes"),
-        (([258, 256], NESTED, 256), "no merge kept: bytes"),
         (([], NESTED, 257), "no ids"),
-        (([97], NESTED, 255), "a vocabulary smaller than the bytes raises ValueError"),
-        (([258], NESTED, 260), "a vocabulary larger than the merges make raises ValueError"),
         ((ids, list(english.merges), 280), "Shakespeare"),
         ((mixed.encode(MIXED), list(mixed.merges), 265), "tokens that hold part of a character"),
+    ]
+
+
+def _shrink_range() -> Cases:
+    """Each end of the range of vocab_size, and one past it (the ids must be right at the ends,
+    so that this part is not earned by an answer that only raises)."""
+    english = _english()
+    ids = english.encode(corpora.english("heldout")[:300])
+    return [
+        (([258, 256], NESTED, 256), "the smallest vocabulary, no merge kept: bytes"),
+        (([258, 256], NESTED, 259), "every merge kept: nothing changes"),
+        ((ids, list(english.merges), english.n_vocab), "every merge kept: nothing changes"),
+        (([97], NESTED, 255), "a vocabulary smaller than the bytes raises ValueError"),
+        (([258], NESTED, 260), "a vocabulary larger than the merges make raises ValueError"),
+        ((ids, list(english.merges), english.n_vocab + 1), "one more than the merges make"),
+        (([97], [], 256), "no merges: only 256 is allowed"),
+        (([97], [], 257), "no merges: 257 raises ValueError"),
     ]
 
 
@@ -160,19 +181,20 @@ def _shrink_hidden(rng: random.Random) -> Cases:
     nested = [i for i in ids if i >= 258 and any(p >= 257 for p in english.merges[i - 256][0])]
     # A text with no merge of merges (seed 935 draws one) still gets a size to cut below.
     small = min((p for i in nested for p in english.merges[i - 256][0] if p >= 257), default=257)
-    too_large = english.n_vocab + rng.randint(1, 50)
     return [
         ((ids, list(english.merges), size), "random"),
         ((ids, list(english.merges), rng.randint(257, small)), "random"),
-        ((ids, list(english.merges), too_large), "random"),
-        ((ids, list(english.merges), english.n_vocab), "random"),  # every merge kept
     ]
 
 
+RANGE = "the range of vocab_size"
 SHRINK = TaskSpec(
     "shrink",
     shrink_reference,
-    (Group("examples", 1, _shrink_examples), Group("random texts", 1, hidden=_shrink_hidden)),
+    (
+        Group("shrunk ids", 2, _shrink_examples, hidden=_shrink_hidden),
+        Group(RANGE, 1, _shrink_range),
+    ),
     (
         Mistake(
             "the parts of a merge may be merges too: expand until every id fits the vocabulary",
@@ -196,11 +218,19 @@ SHRINK = TaskSpec(
             "a vocabulary larger than 256 + len(merges) cannot be made from these merges: "
             "it is an error too",
             _shrink_no_upper_bound,
+            part=RANGE,
         ),
         Mistake(
             "a vocabulary of exactly 256 + len(merges) keeps every merge: it is allowed, and "
             "the ids stay as they are",
             _shrink_all_kept_refused,
+            part=RANGE,
+        ),
+        Mistake(
+            "vocab_size must be from 256 to 256 + len(merges): raise ValueError for any other "
+            "size, instead of returning ids",
+            _shrink_unchecked,
+            part=RANGE,
         ),
     ),
     "the ids you return must spell the same bytes as the ids you are given, each below "
@@ -253,6 +283,15 @@ def _stranded_if(keep):
     return stranded
 
 
+def _stranded_decoded(errors: str):
+    """stranded_merges that looks for each token decoded with errors= in the text."""
+    return _stranded_if(
+        lambda rank, gain, count, token, text, final: (
+            gain == 0 and token.decode("utf-8", errors=errors) in text
+        )
+    )
+
+
 def _stranded_on_raw_bytes(text, merges):
     """Each pair looked for in the text's bytes, not after the earlier merges."""
     data, vocab = text.encode("utf-8"), build_vocab(merges)
@@ -284,6 +323,8 @@ def _stranded_examples() -> Cases:
         (("abc", [(pair, 1) for pair, _count in ABC]), "ab saves one token, then abc takes it in"),
         (("aé", PARTIAL), "a token that holds half of a character"),
         (("a\u00e9 a\u00e9 ab", PARTIAL + ABC[:1]), ""),
+        (("a \u00e9", PARTIAL), "a and half of é: the a is in the text, the token's bytes are not"),
+        (("bca", [((99, 97), 2), ((98, 99), 1)]), "the stranded token's bytes start the text"),
         (("", ABC), "no text"),
         ((heldout, list(english.merges)), "Shakespeare's merges on held-out text"),
     ]
@@ -303,11 +344,14 @@ def _stranded_draw(rng: random.Random) -> tuple:
     return measured, list(tok.merges)
 
 
-STRANDED_MERGES = examples_and_drawn(
+def _stranded_hidden(rng: random.Random) -> Cases:
+    return [(_stranded_draw(rng), "random") for _ in range(4)]
+
+
+STRANDED_MERGES = TaskSpec(
     "stranded_merges",
     stranded_merges_reference,
-    (_stranded_examples, 1),
-    ("random texts", 1, _stranded_draw),
+    (Group("stranded ranks", 2, _stranded_examples, hidden=_stranded_hidden),),
     (
         Mistake(
             "a merge whose token's bytes never occur in the text saves nothing for a plain "
@@ -326,9 +370,20 @@ STRANDED_MERGES = examples_and_drawn(
         Mistake(
             "a token can hold part of a character: look for its bytes in the text's bytes, not "
             "for its decoded text in the text",
+            _stranded_decoded("replace"),
+        ),
+        Mistake(
+            "a token can hold part of a character: decoding it with errors='ignore' drops "
+            "those bytes and looks for what is left; look for the token's bytes in the text's "
+            "bytes",
+            _stranded_decoded("ignore"),
+        ),
+        Mistake(
+            "the token's bytes may start the text: a search that finds them at position 0 "
+            "found them (only -1 means they are absent)",
             _stranded_if(
                 lambda rank, gain, count, token, text, final: (
-                    gain == 0 and token.decode("utf-8", errors="replace") in text
+                    gain == 0 and text.encode("utf-8").find(token) > 0
                 )
             ),
         ),
@@ -370,7 +425,9 @@ STRANDED_MERGES = examples_and_drawn(
 # (``sealed``), out of the answer's reach. Updating in place uses a few ids per
 # merged place; counting the pairs of the whole list, before or after merging, and on the ids or
 # on ints or a numpy array made from them, uses every id. The probe returns [merged ids, the
-# counts after, ids unchanged, whether the work fits in-place updating].
+# counts after, whether the work fits in-place updating]; the part that judges whether the ids
+# are left unchanged calls probe_unchanged, which returns [merged ids, the counts after, ids
+# unchanged, whether the work fits].
 IN_PLACE = (
     SEALED
     + """
@@ -393,7 +450,7 @@ class Id(Sealed):
         return format(self._value(), spec)
 
 
-def probe(answer, ids, pair, new_id, counts):
+def watched(answer, ids, pair, new_id, counts):
     secret, numbers = object(), list(ids)
     server = started(values_server(numbers, secret, frozenset({*pair, new_id})))
     given = [Id(server, k) for k in range(len(ids))]
@@ -418,6 +475,15 @@ def probe(answer, ids, pair, new_id, counts):
     places = len(ids) - len(merged) if isinstance(merged, list) else 0
     counted = {value(k): value(n) for k, n in store.send((secret,))[0].items()}
     return [value(merged), counted, value(given) == ids, work <= 32 * places + 64]
+
+
+def probe(answer, ids, pair, new_id, counts):
+    merged, counted, _unchanged, in_place = watched(answer, ids, pair, new_id, counts)
+    return [merged, counted, in_place]
+
+
+def probe_unchanged(answer, ids, pair, new_id, counts):
+    return watched(answer, ids, pair, new_id, counts)
 """
 )
 
@@ -426,6 +492,17 @@ def merge_and_update_reference(ids, pair, new_id, counts) -> list[int]:
     """Merged ids; counts updated in place from the pairs around each run of merged places
     (new_id is new: it does not occur in ids)."""
     merged = merge(ids, pair, new_id)
+    for key, change in _changes(ids, merged, new_id).items():
+        if change:
+            counts[key] = counts.get(key, 0) + change
+            if not counts[key]:
+                del counts[key]
+    return merged
+
+
+def _changes(ids: list[int], merged: list[int], new_id: int) -> dict:
+    """How the count of each pair changes from ids to merged, read around each run of merged
+    places only."""
     changes: dict = {}
     i = j = 0  # the same place in ids and in merged
     while j < len(merged):
@@ -439,12 +516,7 @@ def merge_and_update_reference(ids, pair, new_id, counts) -> list[int]:
         get_pair_counts(merged[max(j - 1, 0) : end + 1], changes)
         get_pair_counts(ids[max(i - 1, 0) : i + 2 * run + 1], changes, -1)
         i, j = i + 2 * run, end
-    for key, change in changes.items():
-        if change:
-            counts[key] = counts.get(key, 0) + change
-            if not counts[key]:
-                del counts[key]
-    return merged
+    return changes
 
 
 def _recount(ids, pair, new_id, counts):
@@ -511,11 +583,15 @@ def _recount_numpy(ids, pair, new_id, counts):
     return [int(i) for i in merged]
 
 
-def _stale_left(ids, pair, new_id, counts):
-    """Updates the left pair from the original ids: wrong after a merge just to its left."""
+def _stale_left(strict: bool):
+    """merge_and_update that updates the left pair from the original ids: wrong after a merge
+    just to its left (strict: a pair missing from counts raises KeyError when decremented)."""
+    return lambda ids, pair, new_id, counts: _stale_left_update(ids, pair, new_id, counts, strict)
 
+
+def _stale_left_update(ids, pair, new_id, counts, strict):
     def add(key, amount):
-        counts[key] = counts.get(key, 0) + amount
+        counts[key] = (counts[key] if strict and amount < 0 else counts.get(key, 0)) + amount
         if counts[key] == 0:
             del counts[key]
 
@@ -538,11 +614,11 @@ def _stale_left(ids, pair, new_id, counts):
 
 
 def _keeps_zeros(ids, pair, new_id, counts):
-    before = dict(counts)
-    merged = merge_and_update_reference(ids, pair, new_id, counts)
-    for key in before:
-        if key not in counts:
-            counts[key] = 0
+    """Updates in place, but leaves the pairs whose count drops to 0."""
+    merged = merge(ids, pair, new_id)
+    for key, change in _changes(ids, merged, new_id).items():
+        if change:
+            counts[key] = counts.get(key, 0) + change
     return merged
 
 
@@ -605,13 +681,30 @@ def _update_hidden(rng: random.Random) -> Cases:
     ]
 
 
+def _update_unchanged() -> Cases:
+    return [
+        (_update_args([1, 2, 3], (1, 2), 9), ""),
+        (_update_args([7, 7, 7, 7, 7], (7, 7), 256), "an odd run"),
+        (_update_args([5, 6], (1, 2), 300), "a pair that does not occur"),
+        (
+            _update_args(_long(corpora.english("train")[:400], [8, 8, 8]), (8, 8), 301),
+            "one merged place in a long list: update, do not recount",
+        ),
+    ]
+
+
+UNCHANGED = "ids unchanged"
 MERGE_AND_UPDATE = TaskSpec(
     "merge_and_update",
     merge_and_update_reference,
     (
-        Group("examples", 1, _update_examples),
-        Group("overlaps", 1, _update_overlaps),
-        Group("random ids", 1, hidden=_update_hidden),
+        Group(
+            "merged ids and counts",
+            2,
+            lambda: _update_examples() + _update_overlaps(),
+            hidden=_update_hidden,
+        ),
+        Group(UNCHANGED, 1, _update_unchanged, probe="probe_unchanged"),
     ),
     (
         *(
@@ -629,13 +722,20 @@ MERGE_AND_UPDATE = TaskSpec(
                 _recount_numpy,
             )
         ),
-        Mistake(
-            "the pair on the left of a merged place starts with the id just before it in the "
-            "merged list, which may itself be new_id (two merges side by side)",
-            _stale_left,
+        *(
+            Mistake(
+                "the pair on the left of a merged place starts with the id just before it in "
+                "the merged list, which may itself be new_id (two merges side by side)",
+                _stale_left(strict),
+            )
+            for strict in (False, True)
         ),
         Mistake("delete a pair whose count drops to 0", _keeps_zeros),
-        Mistake("return a new list: the ids you are given must not change", _mutates_ids),
+        Mistake(
+            "return a new list: the ids you are given must not change",
+            _mutates_ids,
+            part=UNCHANGED,
+        ),
         Mistake(
             "this is the chapter's merge: it leaves the counts as they were",
             lambda ids, pair, new_id, counts: merge(ids, pair, new_id),
@@ -916,10 +1016,62 @@ def _spans_utf16(ids, vocab):
     return [span for ch, span in zip(text, spans, strict=True) for _ in range(1 + (ch > "\uffff"))]
 
 
+def _spans_decoded_at_once(ids, vocab):
+    """Gives every character of the text a token completes the token where the pending bytes
+    began: the a of [b'\\xc3', b'\\xa9a'] gets (0, 1), not (1, 1)."""
+    spans, pending, start = [], b"", 0
+    for k, token_id in enumerate(ids):
+        start = start if pending else k
+        pending += vocab[token_id]
+        try:
+            text = pending.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        spans += [(start, k)] * len(text)
+        pending = b""
+    return spans
+
+
+def _spans_next_byte(ids, vocab):
+    """Ends each span at the token of the byte after the character (the last byte's own token
+    at the end of the text)."""
+    owner = [k for k, token_id in enumerate(ids) for _ in vocab[token_id]]
+    spans = char_spans_reference(ids, vocab)
+    ends = list(itertools.accumulate(len(ch.encode()) for ch in _text(ids, vocab)))
+    return [(first, owner[min(end, len(owner) - 1)]) for (first, _), end in zip(spans, ends)]
+
+
+def _spans_token_before(ids, vocab):
+    """Gives a byte that starts a token to the token before it (the first token stays 0)."""
+    starts = list(itertools.accumulate((len(vocab[i]) for i in ids[:-1]), initial=0))
+    spans, position = [], 0
+    for ch in _text(ids, vocab):
+        last = position + len(ch.encode()) - 1
+        spans.append(tuple(max(bisect.bisect_left(starts, at) - 1, 0) for at in (position, last)))
+        position = last + 1
+    return spans
+
+
+def _spans_graphemes(ids, vocab):
+    """One span per grapheme cluster, not per character."""
+    owner = [k for k, token_id in enumerate(ids) for _ in vocab[token_id]]
+    spans, position = [], 0
+    for cluster in regex.findall(r"\X", _text(ids, vocab)):
+        end = position + len(cluster.encode())
+        spans.append((owner[position], owner[end - 1]))
+        position = end
+    return spans
+
+
+def _text(ids, vocab) -> str:
+    return b"".join(vocab[i] for i in ids).decode("utf-8")
+
+
 def _spans_examples() -> Cases:
     multi, english = _tokenizer(MIXED, 280), _english()
     return [
         ((multi.encode(MIXED), dict(multi.vocab)), "tokens that hold part of a character"),
+        (([1, 2], {1: b"\xc3", 2: b"\xa9a"}), "a token ends a character and holds the next"),
         ((list("né🦙".encode()), BYTE_VOCAB), "bytes only"),
         ((english.encode("the king's café 日本"), dict(english.vocab)), ""),
         (([], BYTE_VOCAB), "no ids"),
@@ -939,7 +1091,7 @@ def _spans_hidden(rng: random.Random) -> Cases:
 CHAR_SPANS = TaskSpec(
     "char_spans",
     char_spans_reference,
-    (Group("examples", 1, _spans_examples), Group("random texts", 1, hidden=_spans_hidden)),
+    (Group("spans", 2, _spans_examples, hidden=_spans_hidden),),
     (
         Mistake(
             "a token may hold part of a character: decode all the bytes, not token by token",
@@ -953,6 +1105,25 @@ CHAR_SPANS = TaskSpec(
             _spans_exclusive,
         ),
         Mistake("a character whose bytes span several tokens ends in a later token", _spans_first),
+        Mistake(
+            "the second number is the token that holds the character's own last byte, not the "
+            "byte after it",
+            _spans_next_byte,
+        ),
+        Mistake(
+            "a byte that starts a token belongs to that token, not to the one before it",
+            _spans_token_before,
+        ),
+        Mistake(
+            "a character is one code point: a grapheme cluster (a family emoji joined by "
+            "zero-width joiners, a letter and its combining marks) is several characters",
+            _spans_graphemes,
+        ),
+        Mistake(
+            "a token that completes a character may hold the next characters whole: each "
+            "character starts in the token that holds its own first byte",
+            _spans_decoded_at_once,
+        ),
         Mistake(
             "a character is one code point, whatever its length: an emoji outside the Basic "
             "Multilingual Plane is one character, not two UTF-16 units",

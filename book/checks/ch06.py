@@ -23,7 +23,7 @@ from book.checks.spec import (
     Mistake,
     TaskSpec,
     checks_of,
-    examples_and_drawn,
+    drawn_until_caught,
     random_text,
     window,
 )
@@ -50,6 +50,7 @@ NUMBER_TEXTS = [
     "x12345y and 12345678901234567890",
     "Arabic-Indic ١٢٣٤٥ and Devanagari ४५६७, superscript ²³⁴⁵, fraction ½",
     "numbers that are not digits, inside digit runs: x 12½3, Ⅻ1234, 1234½5 and ¼¼¼¼",
+    "CJK numerals beside digits: 1234五 and 七万2000",
     MIXED,
     "no numbers here, I'LL say it's fine\n\n  ",
 ]
@@ -126,12 +127,18 @@ def _digits_with(number: str):
     return lambda text: regex.findall(pattern, text)
 
 
-def _regrouped(text: str) -> list[str]:
-    """cl100k_base's chunks, with each run of chunks that str.isdigit() accepts regrouped from
-    the right: a number written with ½ or Ⅻ is cut where those are."""
+def _regrouped_by(is_number):
+    """digits_right that takes cl100k_base's chunks and regroups from the right each run of
+    chunks that is_number accepts."""
+    return lambda text: _regrouped(text, is_number)
+
+
+def _regrouped(text: str, is_number=str.isdigit) -> list[str]:
+    """cl100k_base's chunks, with each run of chunks that is_number (str.isdigit) accepts
+    regrouped from the right: a number written with ½ or Ⅻ is cut where those are."""
     chunks, run = [], ""
     for chunk in [*split(text, CL100K_PATTERN), None]:
-        if chunk is not None and chunk.isdigit():
+        if chunk is not None and is_number(chunk):
             run += chunk
             continue
         head = len(run) % 3
@@ -153,28 +160,50 @@ def _digits_examples() -> Cases:
 # Numbers that are not decimal digits (categories No and Nl): str.isdigit() accepts the
 # superscripts and the circled one, not the fractions or the Roman numerals.
 OTHER_NUMBERS = "½¼¾⅓ⅫⅣ²³①"
+# One text for each kind of character beside a run of digits that decides its groups: a No or
+# Nl character after the digits (where a lookahead for decimal digits alone stops too early),
+# CJK numerals (letters, category Lo, though str.isnumeric() accepts them), and a letter
+# right after the digits (no word boundary there).
+NUMBER_KINDS = [
+    "a number that ends in other numbers: 12½3, 300², 123½, 1234Ⅻ and 1①",
+    "CJK numerals are letters (category Lo), not numbers: 五1234, 1234五 and 七万2000",
+    "digits glued to letters: x12345y, 0x1F600 and 12345abc",
+]
 
 
 def _digits_draw(rng: random.Random) -> tuple:
-    """A text with an ASCII number, one of another system and one with a No or Nl character
-    inside, among words, a contraction and punctuation."""
+    """A text with an ASCII number, one of another system, one with a No or Nl character
+    inside and one beside a CJK numeral (a letter), among words, a contraction and
+    punctuation."""
     mixed = _number(rng, DIGIT_SYSTEMS[0], 3, 9)
     at = rng.randrange(len(mixed) + 1)
     numbers = [
         _number(rng, DIGIT_SYSTEMS[0]),
         _number(rng, rng.choice(DIGIT_SYSTEMS[1:])),
         mixed[:at] + rng.choice(OTHER_NUMBERS) + mixed[at:],
+        rng.choice(["五", "七万", "三"]) + _number(rng, DIGIT_SYSTEMS[0]),
     ]
     pieces = [random_text(rng, rng.randint(1, 5)), "I'LL", *numbers, "we've"]
     rng.shuffle(pieces)
     return (" ".join(pieces),)
 
 
-DIGITS_RIGHT = examples_and_drawn(
+def _digits_hidden(rng: random.Random) -> Cases:
+    return drawn_until_caught(rng, _digits_draw, DIGITS_RIGHT)
+
+
+DIGITS_RIGHT = TaskSpec(
     "digits_right",
     digits_right_reference,
-    (_digits_examples, 1),
-    ("random numbers", 1, _digits_draw),
+    (
+        Group("the examples", 1, _digits_examples),
+        Group(
+            "numbers of every kind",
+            1,
+            lambda: [((text,), "") for text in NUMBER_KINDS],
+            hidden=_digits_hidden,
+        ),
+    ),
     (
         Mistake(
             "these are cl100k_base's chunks: its digits are grouped from the left",
@@ -204,6 +233,21 @@ DIGITS_RIGHT = examples_and_drawn(
             "words, contractions and punctuation must split as cl100k_base splits them: change "
             "only its number alternative",
             lambda text: regex.findall(r"\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))|\S+|\s+", text),
+        ),
+        Mistake(
+            "a number ends where the characters of category N end: a digit followed by ½, ² or "
+            "Ⅻ is not the end of its run, so its groups are counted from after them",
+            _digits_with(r"\p{N}{1,3}(?=(?:\p{N}{3})*(?!\d))"),
+        ),
+        Mistake(
+            "a number ends where the characters of category N end, not at a word boundary: a "
+            "letter right after the digits (12345abc) is no boundary, yet it ends the number",
+            _digits_with(r"\p{N}{1,3}(?=(?:\p{N}{3})*\b)"),
+        ),
+        Mistake(
+            "CJK numerals such as 五 and 七 are letters (category Lo), not numbers: "
+            "str.isnumeric() accepts them, but they are not of category N",
+            _regrouped_by(str.isnumeric),
         ),
     ),
     "only cl100k_base's number alternative may change. At the first differing chunk, count "
@@ -272,6 +316,14 @@ def _partial_is_cut(token: bytes, pattern: str) -> bool:
         return True
 
 
+def _fullmatch_fails(token: bytes, pattern: str) -> bool:
+    """Whether token is whole UTF-8 text that the pattern does not match from end to end."""
+    try:
+        return regex.fullmatch(pattern, token.decode("utf-8")) is None
+    except UnicodeDecodeError:
+        return False
+
+
 def _merges_of(tokenizer) -> list:
     """A tokenizer's merges as pairs of bytes, in rank order."""
     vocab = tokenizer.vocab
@@ -282,7 +334,9 @@ def _merges_of(tokenizer) -> list:
 # beside a letter (rank 3: not text, so never cut), a letter and a space before a part of a
 # character (rank 5: not text, but "a " once the part is dropped), two parts of characters
 # whose result is text every pattern cuts, "а " (rank 6: a first crossing, as neither part is
-# text).
+# text), and a contraction and a letter, "'tis" (rank 7: GPT-2's and cl100k's patterns cut it
+# after the contraction, though cl100k's alternative for a word after a punctuation mark
+# would match it whole; o200k's keeps it whole).
 CROSSING_TRAPS = [
     (b"e", b" "),
     (b"e ", b"t"),
@@ -291,6 +345,7 @@ CROSSING_TRAPS = [
     (b"a", b","),
     (b"a", b" \xd0"),
     (b"\xd0", b"\xb0 "),
+    (b"'t", b"is"),
 ]
 
 
@@ -316,9 +371,10 @@ def _crossing_examples() -> Cases:
 
 
 def _crossing_hidden(rng: random.Random) -> Cases:
-    """Merges of random pieces of random texts (some cut mid-character), with the traps."""
+    """Merges of random pieces of random texts (some cut mid-character), with the traps: one
+    case for each pattern."""
     cases: Cases = []
-    for _ in range(3):
+    for name in PATTERNS:
         data = random_text(rng, 12).encode()
         merges = list(CROSSING_TRAPS)
         for _ in range(30):
@@ -327,7 +383,7 @@ def _crossing_hidden(rng: random.Random) -> Cases:
             k = rng.randint(j + 1, min(j + 6, len(data)))
             merges.append((data[i:j], data[j:k]))
         rng.shuffle(merges)
-        cases.append(((merges, PATTERNS[rng.choice(list(PATTERNS))]), "random"))
+        cases.append(((merges, PATTERNS[name]), "random"))
     return cases
 
 
@@ -358,6 +414,12 @@ FIRST_CROSSINGS = TaskSpec(
             "a part of a character is not text, so it is never cut: counting it as cut hides "
             "the merges that join two such parts into text the pattern cuts",
             _first_by(_partial_is_cut),
+        ),
+        Mistake(
+            "a token is cut when the pattern splits it into two or more chunks, which is not "
+            "the same as the pattern failing to match it whole: cl100k's pattern can match "
+            "'tis whole, yet it splits it after the contraction",
+            _first_by(_fullmatch_fails),
         ),
         Mistake(
             "a merge's rank is its place in the list, from 0, not the id of its token",
@@ -398,9 +460,10 @@ def encode_lru_reference(
     return ids, hits
 
 
-def _lru_with(refresh=True, keep=0, first_hit=False):
-    """encode_lru with a slip: no refresh on a hit (FIFO), keep more or fewer chunks, or a
-    first sight counted as a hit."""
+def _lru_with(refresh=True, keep=0, first_hit=False, evict_first=False):
+    """encode_lru with a slip: no refresh on a hit (FIFO), keep more or fewer chunks, a first
+    sight counted as a hit, or the least recently used evicted before storing when the cache is
+    full (an empty cache at capacity 0 has nothing to evict: KeyError)."""
 
     def encode(text, merges, pattern, capacity):
         ranks = ranks_of(merges)
@@ -411,6 +474,8 @@ def _lru_with(refresh=True, keep=0, first_hit=False):
             found = chunk in chunk_cache
             if found and refresh:
                 chunk_cache.move_to_end(chunk)
+            if not found and evict_first and len(chunk_cache) >= capacity:
+                chunk_cache.popitem(last=False)
             if not found:
                 chunk_cache[chunk] = merge_lowest_rank(list(chunk.encode("utf-8")), ranks)
                 if keep is not None and len(chunk_cache) > capacity + keep:
@@ -437,6 +502,10 @@ def _lru_examples() -> Cases:
     merges = _lru_merges()
     traps = _lru_traps(["the", "cat", "sat"])
     cases: Cases = [((text, merges, GPT2_PATTERN, 2), "capacity 2") for text in traps]
+    cases += [
+        ((traps[0], merges, GPT2_PATTERN, size), f"capacity {size}: {note}")
+        for size, note in [(0, "no chunk is kept, every chunk is a miss"), (1, "one chunk")]
+    ]
     heldout = corpora.english("heldout")[:2000]
     return (
         cases
@@ -485,6 +554,12 @@ ENCODE_LRU = TaskSpec(
         Mistake(
             "the cache holds capacity chunks, not one fewer",
             _lru_with(keep=-1),
+        ),
+        Mistake(
+            "a capacity of 0 is allowed: the cache keeps no chunk, and every chunk is a miss "
+            "(evicting before storing takes from an empty cache)",
+            _lru_with(evict_first=True),
+            part="the examples",
         ),
     ),
     "replay the first differing case by hand, writing down the cache after each chunk: which "

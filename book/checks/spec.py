@@ -197,12 +197,15 @@ class Group:
     """A named group of cases worth ``points``: a task's points are the sum of its groups whose
     every case passes. ``cases()`` are the visible cases, ``(arguments, what it targets)``;
     ``hidden(rng)`` draws more (targeted: ties, overlaps, empty input...), which the judge keeps
-    hidden and the check cell draws from a fixed rng."""
+    hidden and the check cell draws from a fixed rng. In a task with a probe, ``probe`` names
+    the function of the probe's source that the group's cases call: a part that judges one
+    stated property (the arguments left unchanged) can look at it while the others do not."""
 
     name: str
     points: int
     cases: Callable[[], Cases] = list
     hidden: Callable[[random.Random], Cases] | None = None
+    probe: str = "probe"
 
 
 @dataclass(frozen=True)
@@ -231,23 +234,29 @@ class TaskSpec:
         """The task's points: the sum of its groups'."""
         return sum(group.points for group in self.groups)
 
-    def runner(self, function: Callable) -> Callable:
-        """function as a case calls it: through the probe when there is one."""
+    def runner(self, function: Callable, probe: str = "probe") -> Callable:
+        """function as a case calls it: through the probe (the function of that name in the
+        probe's source) when there is one."""
         if not self.probe:
             return function
         names: dict[str, Any] = {}
         exec(compile(self.probe, f"<probe of {self.name}>", "exec"), names)
-        return lambda *args: names["probe"](function, *args)
+        return lambda *args: names[probe](function, *args)
+
+    def runners(self, function: Callable) -> dict[str, Callable]:
+        """function as each group's cases call it, by group name."""
+        return {group.name: self.runner(function, group.probe) for group in self.groups}
 
     def _calls(self, group: Group, cases: Cases, hidden: bool) -> list[Call]:
         """The calls of cases, each with the reference's and every known mistake's outcome."""
-        run = [self.runner(self.reference)] + [self.runner(m.function) for m in self.mistakes]
+        functions = [self.reference] + [m.function for m in self.mistakes]
+        run = [self.runner(function, group.probe) for function in functions]
         calls = []
         for args, note in cases:
             outcomes = [expect(function, *copy.deepcopy(args)) for function in run]
             expr = call_expr(self.name, len(args))
             if self.probe:  # probe(answer, a0, a1, ...)
-                expr = f"probe({self.name}{''.join(f', a{i}' for i in range(len(args)))})"
+                expr = f"{group.probe}({self.name}{''.join(f', a{i}' for i in range(len(args)))})"
             label = case_label(self.name, args, note)
             calls.append(
                 Call(label, expr, args, outcomes[0], hidden, group.name, tuple(outcomes[1:]))
@@ -299,12 +308,12 @@ class TaskSpec:
         problem = unusable(task.name, task.points, self.name, answer)
         if problem:
             return problem
-        run = self.runner(answer)
+        runs = self.runners(answer)
         made = []
         memo = {} if memo is None else memo
         for call in task.calls:
             if id(call) not in memo:
-                memo[id(call)] = _outcome(run, call.args)
+                memo[id(call)] = _outcome(runs[call.group], call.args)
             made.append((call, memo[id(call)]))
             if made[-1][1].get("raised", [""])[:1] == ["NotImplementedError"]:
                 break
