@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import heapq
 import random
+import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from functools import cache
 
@@ -31,7 +33,7 @@ from book.checks.spec import (
 )
 from book.tokenizers.bpe.core import build_vocab, get_pair_counts, joined, merge
 from book.tokenizers.bpe.patterns import GPT2_PATTERN
-from book.tokenizers.bpe.pretokenize import last_cut, training_chunk_counts
+from book.tokenizers.bpe.pretokenize import cuts, last_cut, training_chunk_counts
 from book.tokenizers.bpe.regex_bpe import RegexTokenizer
 from book.tokenizers.bpe.train import inverted, train_merges
 
@@ -172,7 +174,7 @@ def probe(answer, counts, pair_counts, where, pair):
         "the dict returned, as a list of items": value(items),
         "pair_counts afterwards": value(pair_counts),
         "where afterwards": value(where),
-        "counts, the argument": "left as it was" if kept else "changed",
+        "counts, the argument": "left as it was" if kept else "changed by the call",
         "work on pair_counts and where": (
             "through the index"
             if work + more <= 12 * n_symbols + 12
@@ -188,7 +190,7 @@ def merge_pretokens_reference(counts: dict, pair_counts, where, pair, mistake: s
     """Merge the pre-tokens in where[pair]; pair_counts and where updated for them only."""
     renamed = {}
     # sorted: the same work whatever the set's order
-    holding = sorted(where.get(pair, ()))
+    holding = sorted(where[pair] if mistake == "where[pair]" else where.get(pair, ()))
     if mistake == "found in counts":
         holding = [t for t in counts if pair in zip(t, t[1:])]
     for old in holding:
@@ -200,22 +202,61 @@ def merge_pretokens_reference(counts: dict, pair_counts, where, pair, mistake: s
             pair_counts[p] = pair_counts[p] - n
             if pair_counts[p] == 0:
                 del pair_counts[p]
-        for p in dict.fromkeys(zip(old, old[1:])):
-            if mistake == "refile next to the merge" and p != pair:
-                continue
+        unfiled, filed = olds, news
+        if mistake == "only the pairs whose count changed":  # the others keep the old key
+            unfiled = [p for p in olds if p not in news]
+            filed = list(Counter(news) - Counter(olds))
+        for p in dict.fromkeys(unfiled):
             holders = where[p]
             holders.discard(old)
             if not holders:
                 del where[p]
         for p in news:
             pair_counts[p] = pair_counts.get(p, 0) + n
-        for p in dict.fromkeys(news):
+        for p in dict.fromkeys(filed):
             where.setdefault(p, set()).add(new)
         renamed[old] = new
+    merged = {renamed.get(t, t): n for t, n in counts.items()}
     if mistake == "in place":
-        for old, new in renamed.items():
-            counts[new] = counts.pop(old)
+        counts.clear()
+        counts.update(merged)
         return counts
+    return merged
+
+
+def _merged_by_neighbours(counts: dict, pair_counts, where, pair) -> dict:
+    """Each occurrence of pair moves its neighbours' pairs to the merged symbol, as if no two
+    were adjacent: in a a a a, the (a, a) between two merged pairs is uncounted twice."""
+    (a, b), renamed = pair, {}
+
+    def add(p: SymbolPair, n: int) -> None:
+        pair_counts[p] = pair_counts.get(p, 0) + n if n > 0 else pair_counts[p] + n
+        if pair_counts[p] <= 0:
+            del pair_counts[p]
+
+    for old in sorted(where.get(pair, ())):
+        n, new, i = counts[old], merge_symbols(old, pair), 0
+        while i < len(old) - 1:
+            if old[i : i + 2] != pair:
+                i += 1
+                continue
+            add(pair, -n)
+            if i > 0:
+                add((old[i - 1], a), -n)
+                add((old[i - 1], a + b), n)
+            if i + 2 < len(old):
+                add((b, old[i + 2]), -n)
+                add((a + b, old[i + 2]), n)
+            i += 2
+        for p in set(zip(old, old[1:])):
+            where[p].discard(old)
+            if not where[p]:
+                del where[p]
+        for p in set(zip(new, new[1:])):
+            where.setdefault(p, set()).add(new)
+        renamed[old] = new
+    for p in [p for p in where if p not in pair_counts]:
+        del where[p]
     return {renamed.get(t, t): n for t, n in counts.items()}
 
 
@@ -251,35 +292,39 @@ def _with_repeats(state: tuple[dict, SymbolPair]) -> tuple[dict, SymbolPair]:
     return {**counts, (left, right, left, right, left): 2}, (left, right)
 
 
-def _merge_small() -> Cases:
-    """The handout, overlaps, pairs left elsewhere, far pairs; one padded with the plays."""
+# Pre-tokens with a pair far from the others, and one of a single symbol.
+FAR = {(b"a", b"b", b"c", b"d"): 2, (b"c", b"d"): 5, (b"the",): 7}
+
+
+def _merge_cases() -> Cases:
+    """The handout, overlaps, pairs left elsewhere, far pairs, the plays."""
     after_st = {merge_symbols(t, (b"s", b"t")): n for t, n in HANDOUT.items()}
     overlap = {(b"a", b"a", b"a"): 1, (b"a", b"a", b"a", b"a"): 2}
     leftover = {(b"x", b"a", b"b", b"x", b"a"): 3, (b"a", b"b"): 1}
-    far = {(b"a", b"b", b"c", b"d"): 2, (b"c", b"d"): 5, (b"the",): 7}
     ends = {(b"a", b"b", b"c", b"a", b"b"): 4}
+    plays = _plays()
     japanese = {tuple(bytes([b]) for b in w.encode()): n for w, n in [("日本", 2), ("本日", 1)]}
     return [
         (_merge_args(HANDOUT, (b"s", b"t")), "the CS336 handout's first merge"),
         (_merge_args(after_st, (b"e", b"st")), "its second: a merged symbol in a pair"),
         (_merge_args(overlap, (b"a", b"a")), "overlaps: (a, a) twice in a a a, merged once"),
         (_merge_args(leftover, (b"a", b"b")), "(x, a) stays in the word it leaves once"),
-        (_merge_args(far, (b"a", b"b")), "where[(c, d)] must hold the new tuple, not the old"),
+        (_merge_args(FAR, (b"a", b"b")), "where[(c, d)] must hold the new tuple, not the old"),
         (_merge_args(ends, (b"a", b"b")), "the pair at both ends"),
         (_merge_args(japanese, (b"\xe6", b"\x97")), "bytes of one character"),
-        (_merge_args(far, (b"q", b"r")), "a pair that no pre-token holds changes nothing"),
-        (_merge_args({}, (b"a", b"b")), "no pre-tokens"),
-        (_merge_args(leftover, (b"a", b"b"), _plays()), "among 600 words that lack the pair"),
-    ]
-
-
-def _merge_plays() -> Cases:
-    """Shakespeare: merges 0 and 25, and merge 40 among words that lack the pair."""
-    plays = _plays()
-    return [
+        (_merge_args(leftover, (b"a", b"b"), plays), "among 600 words that lack the pair"),
         (_merge_args(*_state(plays, 0)), "Shakespeare, the first merge"),
         (_merge_args(*_with_repeats(_state(plays, 25))), "Shakespeare, merge 25"),
         (_merge_args(*_state(plays, 40), _plays(3000)), "merge 40, more words without it"),
+    ]
+
+
+def _merge_none() -> Cases:
+    """Pairs that no pre-token holds: where has no entry for them."""
+    return [
+        (_merge_args(FAR, (b"q", b"r")), "a pair that no pre-token holds changes nothing"),
+        (_merge_args(FAR, (b"d", b"a")), "nor does one made of symbols that occur apart"),
+        (_merge_args({}, (b"a", b"b")), "no pre-tokens"),
     ]
 
 
@@ -294,13 +339,12 @@ def _merge_hidden(rng: random.Random) -> Cases:
     return cases
 
 
+MERGED, NONE = "pre-tokens merged", "a pair no pre-token holds"
+
 MERGE_PRETOKENS = TaskSpec(
     "merge_pretokens",
     merge_pretokens_reference,
-    (
-        Group("hand-made pre-tokens", 2, _merge_small),
-        Group("Shakespeare", 1, _merge_plays, _merge_hidden),
-    ),
+    (Group(MERGED, 2, _merge_cases, _merge_hidden), Group(NONE, 1, _merge_none)),
     (
         Mistake("counting and indexing everything again: visit only where[pair]", _rebuilt),
         Mistake(
@@ -309,14 +353,32 @@ MERGE_PRETOKENS = TaskSpec(
             _merge_mistake("found in counts"),
         ),
         Mistake(
-            "a merged pre-token has a new key: every pair it holds must file the new tuple",
-            _merge_mistake("refile next to the merge"),
+            "a merged pre-token has a new key: every pair it holds must file the new tuple, "
+            "also a pair whose count the merge did not change",
+            _merge_mistake("only the pairs whose count changed"),
+            MERGED,
         ),
         Mistake(
             "each occurrence of a pair counts: a a a holds (a, a) twice",
             _merge_mistake("once per pre-token"),
+            MERGED,
         ),
-        Mistake("return a new dict: counts must stay as it is", _merge_mistake("in place")),
+        Mistake(
+            "occurrences can be neighbours: in a a a a, merging (a, a) leaves no (a, a) to "
+            "take from either side; uncount the old pre-token's pairs and count the new one's",
+            _merged_by_neighbours,
+            MERGED,
+        ),
+        Mistake(
+            "you changed counts, the argument: return a new dict and leave counts as it is",
+            _merge_mistake("in place"),
+            MERGED,
+        ),
+        Mistake(
+            "a pair that no pre-token holds has no entry in where: it changes nothing",
+            _merge_mistake("where[pair]"),
+            NONE,
+        ),
     ),
     "afterwards pair_counts and where must describe the new pre-tokens exactly (every "
     "occurrence counted, no zero counts, no empty sets), the new dict keeps the old order, "
@@ -671,30 +733,29 @@ def merge_unordered_reference(results: list, mistake: str = "") -> tuple[dict, i
     total: dict[bytes, int] = {}
     waiting: dict[int, dict] = {}
     turn = most = 0
+
+    def add(counts: dict) -> None:
+        for chunk, count in counts.items():
+            total[chunk] = total.get(chunk, 0) + count
+
     for index, counts in results:
         if (index in waiting or index < turn) and mistake != "repeats":
             raise ValueError(f"block {index} arrived twice")
-        waiting[index] = counts
+        if mistake == "on arrival":
+            add(counts)
+        waiting[index] = {} if mistake == "on arrival" else counts
         if mistake == "before merging":
             most = max(most, len(waiting))
         while turn in waiting:
-            for chunk, count in waiting.pop(turn).items():
-                total[chunk] = total.get(chunk, 0) + count
+            add(waiting.pop(turn))
             turn += 1
         if mistake != "before merging":
             most = max(most, len(waiting))
     if waiting and mistake != "gaps":
         raise ValueError(f"block {turn} never arrived")
+    for index in sorted(waiting):  # a mistake's: the blocks after a gap added at the end
+        add(waiting[index])
     return total, most
-
-
-def _arrival_order(results: list) -> tuple[dict, int]:
-    """The chapter's adding up, in the order the blocks arrive."""
-    total: dict[bytes, int] = {}
-    for _index, counts in results:
-        for chunk, count in counts.items():
-            total[chunk] = total.get(chunk, 0) + count
-    return total, 0
 
 
 def _sorted_first(results) -> tuple[dict, int]:
@@ -733,7 +794,7 @@ SMALL_BLOCKS = [{b"a": 1, b"b": 2}, {b"b": 1, b"c": 1}, {b"c": 5, b"a": 1}, {b"d
 
 
 def _unordered_small() -> Cases:
-    """Orders, waiting, repeats and gaps."""
+    """Orders and waiting, small blocks and Shakespeare's."""
     small = SMALL_BLOCKS
     return [
         ((_arrivals(small, [0, 1, 2, 3]),), "in order: nothing waits"),
@@ -742,68 +803,97 @@ def _unordered_small() -> Cases:
         ((_arrivals(small, [1, 3, 0, 2]),), "counts are added, not replaced"),
         ((_arrivals(small[:1], [0]),), "one block"),
         (([],), "no blocks"),
-        ((_arrivals(small, [0, 2, 2, 1, 3]),), "block 2 twice raises ValueError"),
-        ((_arrivals(small, [0, 1, 0, 2, 3]),), "block 0 again after its turn"),
-        ((_arrivals(small, [0, 2, 3]),), "block 1 missing raises ValueError"),
+        ((_arrivals(_play_blocks(), [4, 1, 0, 5, 3, 2]),), "Shakespeare in 6 blocks"),
     ]
 
 
-def _unordered_plays() -> Cases:
-    """Shakespeare in blocks, with a repeat and a gap."""
-    real = _blocks(EOT.join(corpora.english("train")[:6000].split("\n\n")), 6)
+def _unordered_errors() -> Cases:
+    """A block twice, while it waits or after its turn, and a block that never comes."""
+    small, real = SMALL_BLOCKS, _play_blocks()
     return [
-        ((_arrivals(real, [4, 1, 0, 5, 3, 2]),), "Shakespeare in 6 blocks"),
+        ((_arrivals(small, [0, 2, 2, 1, 3]),), "block 2 twice raises ValueError"),
+        ((_arrivals(small, [0, 1, 0, 2, 3]),), "block 0 again after its turn"),
+        ((_arrivals(small, [0, 2, 3]),), "block 1 missing raises ValueError"),
         ((_arrivals(real, [3, 1, 3, 0, 2, 4, 5]),), "block 3 twice while it waits"),
         ((_arrivals(real, [5, 0, 2, 3, 4]),), "block 1 never comes"),
     ]
 
 
-def _unordered_hidden(rng: random.Random) -> Cases:
-    """Random blocks in a random order; one case repeats a block, one leaves one out."""
+@cache
+def _play_blocks() -> list[dict[bytes, int]]:
+    """Shakespeare in 6 blocks."""
+    return _blocks(EOT.join(corpora.english("train")[:6000].split("\n\n")), 6)
+
+
+def _unordered_hidden(rng: random.Random, kinds: tuple = ("", "")) -> Cases:
+    """Random blocks in a random order; a repeat makes one block come twice, a gap leaves one
+    out."""
     cases = []
-    for kind in ("", "repeat", "gap"):
+    for kind in kinds:
         text = EOT.join(random_text(rng, rng.randint(8, 16)).split(" "))
         blocks = _blocks(text, rng.randint(3, 6))
+        while len(blocks) < 2 and kind:  # a repeat or a gap needs two blocks
+            blocks = _blocks(EOT.join(random_text(rng, 8).split(" ")), 3)
         order = rng.sample(range(len(blocks)), len(blocks))
-        if kind == "repeat" and len(blocks) > 1:  # a block repeated while it waits
+        if kind == "repeat":  # a block repeated while it waits
             if order[0] == 0:
                 order[0], order[-1] = order[-1], order[0]
             order.insert(1, order[0])
-        if kind == "gap" and len(blocks) > 1:
+        if kind == "gap":
             order.remove(rng.randrange(len(blocks) - 1))
         cases.append(((_arrivals(blocks, order),), "hidden"))
     return cases
+
+
+def _unordered_hidden_errors(rng: random.Random) -> Cases:
+    return _unordered_hidden(rng, ("repeat", "gap"))
 
 
 def _unordered_mistake(mistake: str) -> Callable:
     return lambda results: merge_unordered_reference(results, mistake)
 
 
+IN_ORDER_PART, ERRORS_PART = "in block order", "a block twice, or never"
+
 MERGE_UNORDERED = TaskSpec(
     "merge_unordered",
     merge_unordered_reference,
     (
-        Group("small blocks", 1, _unordered_small),
-        Group("Shakespeare's blocks", 1, _unordered_plays, _unordered_hidden),
+        Group(IN_ORDER_PART, 1, _unordered_small, _unordered_hidden),
+        Group(ERRORS_PART, 1, _unordered_errors, _unordered_hidden_errors),
     ),
     (
-        Mistake("add the blocks in block order, not as they arrive", _arrival_order),
+        Mistake(
+            "add the blocks in block order, not as they arrive",
+            _unordered_mistake("on arrival"),
+            IN_ORDER_PART,
+        ),
         Mistake(
             "count the blocks waiting after the merging an arrival allows",
             _unordered_mistake("before merging"),
+            IN_ORDER_PART,
         ),
-        Mistake("a block that arrives twice raises ValueError", _unordered_mistake("repeats")),
-        Mistake("a block still missing at the end raises ValueError", _unordered_mistake("gaps")),
+        Mistake(
+            "a block that arrives twice raises ValueError",
+            _unordered_mistake("repeats"),
+            ERRORS_PART,
+        ),
+        Mistake(
+            "a block still missing at the end raises ValueError",
+            _unordered_mistake("gaps"),
+            ERRORS_PART,
+        ),
         Mistake(
             "add a block as soon as its turn comes, before asking for the next result, not after "
             "reading them all",
             _sorted_first,
+            IN_ORDER_PART,
         ),
     ),
     "the total must list the pre-tokens as adding the blocks in block order does, "
-    "max_waiting counts the blocks still held once an arrival has been handled, a block is "
-    "added before the next result is asked for, and a block that comes twice, or never, raises "
-    "ValueError.",
+    "max_waiting counts the blocks still held once an arrival has been handled (after the "
+    "blocks it lets you add), a block is added before the next result is asked for, and a "
+    "block that comes twice, or never, raises ValueError.",
     probe=IN_ORDER,
 )
 
@@ -835,21 +925,29 @@ def probe(answer, ranks, parts, ready):
 """
 
 
-def last_safe_cut(text: str, spaces_only: bool = False) -> int | None:
-    """The last place the chapter's pre-tokenizer allows a cut (``pretokenize.last_cut``), or,
-    with ``spaces_only``, the last space after a non-space (the first of the two safe cuts)."""
-    if not spaces_only:
+def last_safe_cut(text: str, mistake: str = "") -> int | None:
+    """The last place the chapter's pre-tokenizer allows a cut (``pretokenize.last_cut``); with
+    a mistake, the last of the cuts it allows: "spaces only", before a space after a non-space;
+    "punctuation only", those and the cuts before a punctuation mark (not a symbol)."""
+    if mistake == "punctuation only":
+        places = [
+            p
+            for p in cuts(text, GPT2_PATTERN)
+            if text[p] == " " or unicodedata.category(text[p])[0] == "P"
+        ]
+        return places[-1] if places else None
+    if mistake != "spaces only":
         return last_cut(text, len(text), GPT2_PATTERN)
     places = [p for p in range(1, len(text)) if text[p] == " " and not text[p - 1].isspace()]
     return places[-1] if places else None
 
 
-def stream_encode_reference(encode: Callable, parts, spaces_only: bool = False):
+def stream_encode_reference(encode: Callable, parts, mistake: str = ""):
     """Yield the ids up to the last safe cut after each part; the rest at the end."""
     buffer = ""
     for part in parts:
         buffer += part
-        cut = last_safe_cut(buffer, spaces_only)
+        cut = last_safe_cut(buffer, mistake)
         if cut:
             yield from encode(buffer[:cut])
             buffer = buffer[cut:]
@@ -916,7 +1014,8 @@ def _cut(text: str, places: list[int]) -> list[str]:
 
 
 def _stream_small() -> Cases:
-    """Words, runs of spaces, punctuation after letters, other scripts, empty parts."""
+    """Words, runs of spaces, punctuation and symbols after letters, other scripts, empty
+    parts."""
     words = "the cat sat on the mat, and the dog ate the hat"
     return [
         (_stream_args(_cut(words, [5, 6, 13, 20])), "cut inside words: wait for the space"),
@@ -925,6 +1024,10 @@ def _stream_small() -> Cases:
         (_stream_args(["a  ", "  b", "\n\n", "  c   d"]), "runs of spaces: cut after a letter"),
         (_stream_args(["if x:   ", "    return y  ", "\n    "]), "parts that end in spaces"),
         (_stream_args(["hello,", " world", "!"]), "a cut between a letter and a comma"),
+        (_stream_args(["a+b", " c"]), "a symbol after a letter: + is a cut too"),
+        (_stream_args(["x=y", "\n"]), "= after a letter"),
+        (_stream_args(["price€", "5 more"]), "€, a currency symbol, after a letter"),
+        (_stream_args(["ok👍", "!"]), "an emoji after a letter"),
         (
             _stream_args(["日本語の", "テキスト", "です。", "English"]),
             "no space: 。 after a letter",
@@ -945,29 +1048,42 @@ def _stream_plays() -> Cases:
 
 
 def _stream_hidden(rng: random.Random) -> Cases:
-    """Random text and indented lines cut at random places."""
+    """Random text cut at random places."""
     cases = []
     for n in (8, 14):
         text = random_text(rng, n) + "x,  " + random_text(rng, 3)
         places = sorted(rng.sample(range(1, len(text)), min(len(text) - 1, rng.randint(2, 8))))
         cases.append((_stream_args(_cut(text, places)), "hidden"))
-    text = _indented(window(rng, corpora.english("heldout"), 400))
-    cases.append((_stream_args(_cut(text, sorted(rng.sample(range(1, len(text)), 20)))), "hidden"))
     return cases
 
+
+def _stream_hidden_play(rng: random.Random) -> Cases:
+    """Indented lines of a play cut at random places."""
+    text = _indented(window(rng, corpora.english("heldout"), 400))
+    return [(_stream_args(_cut(text, sorted(rng.sample(range(1, len(text)), 20)))), "hidden")]
+
+
+# The plays hold no symbol (category S): only hand-made parts put one after a letter.
+HAND_MADE = "hand-made parts"
 
 STREAM_ENCODE = TaskSpec(
     "stream_encode",
     stream_encode_reference,
     (
-        Group("hand-made parts", 2, _stream_small),
-        Group("lines of a play", 1, _stream_plays, _stream_hidden),
+        Group(HAND_MADE, 2, _stream_small, _stream_hidden),
+        Group("lines of a play", 1, _stream_plays, _stream_hidden_play),
     ),
     (
         Mistake("a space after a space is no safe cut: runs of spaces are one chunk", _any_space),
         Mistake(
             "a letter followed by punctuation is a safe cut too",
-            lambda encode, parts: stream_encode_reference(encode, parts, spaces_only=True),
+            lambda encode, parts: stream_encode_reference(encode, parts, "spaces only"),
+        ),
+        Mistake(
+            "a symbol (Unicode's category S: + = $ € 👍) after a letter is a safe cut too, as "
+            "punctuation is",
+            lambda encode, parts: stream_encode_reference(encode, parts, "punctuation only"),
+            HAND_MADE,
         ),
         Mistake("a part may end inside a chunk: cut only where it is safe", _part_by_part),
         Mistake("yield what is safe before reading the next part", _at_the_end),

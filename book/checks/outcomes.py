@@ -40,6 +40,8 @@ def difference(expected: Any, got: Any, where: str = "") -> str:
 
     >>> difference({"a": 1}, {"a": 1, "b": 2}), difference((1,), [1])
     ("unexpected key 'b'", 'type list, not tuple')
+    >>> difference(["kept"], ["changed"]), difference("the cat", "the cut")
+    ("at [0]: expected 'kept', got 'changed'", "at [5]: expected 'a', got 'u'")
     """
     at = f"at {where}: " if where else ""
     if type(got) is not type(expected):
@@ -47,9 +49,11 @@ def difference(expected: Any, got: Any, where: str = "") -> str:
     if isinstance(expected, (list, tuple, str, bytes)):
         for index, (e, g) in enumerate(zip(expected, got)):
             if not equal(g, e):
-                if isinstance(expected, (str, bytes)):
+                if not isinstance(expected, (str, bytes)):
+                    return difference(e, g, f"{where}[{index}]")
+                if index:  # where texts that start alike part
                     return f"at {where}[{index}]: expected {show(e)}, got {show(g)}"
-                return difference(e, g, f"{where}[{index}]")
+                return f"{at}expected {show(expected)}, got {show(got)}"
         return f"{at}{len(got)} items, not {len(expected)}"
     if isinstance(expected, dict):
         for key in expected:
