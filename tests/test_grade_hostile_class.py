@@ -28,7 +28,7 @@ from book.notebooks import ROOT, notebook_text, read_notebook
 pytestmark = pytest.mark.slow
 SOLUTION = ROOT / "solutions" / "04_char_bpe.ipynb"
 EXERCISE = ROOT / "exercises" / "04_char_bpe.ipynb"
-FULL_POINTS = "13"
+FULL_POINTS = "14"  # exercise 04: the sum of its tasks' points
 COLLIDING = (  # 20,000 integers with one hash: a set of them is quadratic to build
     "M = 2**61 - 1\n"
     "ONE_HASH = {k * M for k in range(20_000)}\n"

@@ -297,12 +297,17 @@ def graded(tmp_path_factory) -> tuple[dict[tuple[str, str], dict], dict[str, str
     return rows, printed
 
 
+# A bypass keeps a part its probe does not guard: mark_read's blocks that arrive twice, or
+# never, raise as they should (merge_unordered's errors part, 1 point).
+KEPT = {"mark_read": "1"}
+
+
 @pytest.mark.parametrize("name", sorted(BYPASSES))
-def test_a_bypass_earns_nothing_on_its_task(graded, name):
+def test_a_bypass_earns_nothing_for_what_its_probe_guards(graded, name):
     rows, _ = graded
     exercise, task, _, says = BYPASSES[name]
     row = rows[(f"{exercise}/{name}", task)]
-    assert row["points"] == "0", row
+    assert row["points"] == KEPT.get(name, "0"), row
     assert says in row["message"], row
     assert rows[(f"{exercise}/honest", task)]["status"] == "passed"
 

@@ -169,7 +169,7 @@ def test_special_token_text_is_refused_unless_allowed():
 
 def test_unknown_encoding_names_the_choices():
     with pytest.raises(ValueError, match="cl100k_base"):
-        load("p50k_base")
+        load("p99k_base")
 
 
 def test_a_tokenizer_without_pieces_is_refused_with_advice():
