@@ -1,5 +1,8 @@
 """tools/notebook_timings.py: each notebook's time from the build's jupyter-cache, as a table."""
 
+import subprocess
+import sys
+
 import nbformat
 from jupyter_cache import get_cache
 from notebook_paths import load_tool
@@ -45,8 +48,19 @@ def test_without_a_cache_it_says_to_build_the_book(tmp_path, capsys):
 def test_solutions_are_run_and_timed_without_being_changed(tmp_path, capsys):
     write_notebook(tmp_path / "solutions" / "01_fast.ipynb", "import time\ntime.sleep(0.2)")
     before = (tmp_path / "solutions" / "01_fast.ipynb").read_bytes()
-    assert timings.main(["--solutions", str(tmp_path)]) == 0
-    rows = [line.split("|")[1:3] for line in capsys.readouterr().out.splitlines()[2:]]
+    # its own process: a kernel client needs an event loop, and one a test left running blocks it
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(timings.ROOT / "tools" / "notebook_timings.py"),
+            "--solutions",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    rows = [line.split("|")[1:3] for line in done.stdout.splitlines()[2:]]
     assert rows[0][0].strip() == "solutions/01_fast.ipynb"
     assert float(rows[0][1]) >= 0.2
     assert (tmp_path / "solutions" / "01_fast.ipynb").read_bytes() == before
